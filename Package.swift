@@ -1,0 +1,53 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, bottom up. Each folder under Sources/ is one layer; a layer imports only
+// the layers listed as its dependencies here.
+//
+//   CLibPQ      module map over the system libpq (Debian: libpq-dev)
+//   Postgres    the one safe Swift wrapper over libpq
+//   PlanRules   the pure rules of shared/spec/plan-rules.md: no I/O, no database
+//   PlanStore   SQL: migrations, reading user_settings, writing plans and the outbox
+//   NightlyRun  the run pipeline: due users -> rules -> store -> notifications
+//   plan-regen  the command-line interface
+let package = Package(
+    name: "plan-regen",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "plan-regen", targets: ["plan-regen"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "PlanRules"),
+        .target(name: "PlanStore", dependencies: ["Postgres", "PlanRules"]),
+        .target(
+            name: "NightlyRun",
+            dependencies: [
+                "PlanStore", "PlanRules", "Postgres",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "plan-regen",
+            dependencies: [
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
+        .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "Postgres", "TestSupport"]),
+        .testTarget(name: "NightlyRunTests", dependencies: ["NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
+    ]
+)

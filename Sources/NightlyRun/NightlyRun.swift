@@ -1,0 +1,1 @@
+// NightlyRun layer

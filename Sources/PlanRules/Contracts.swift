@@ -1,0 +1,74 @@
+// Shared contracts between the parts of PlanRules (reading/validation, targets,
+// due reasons). Bodies marked PLACEHOLDER are being written; signatures are stable.
+
+/// A complete, valid settings row, read per section 1 (heights and weights in tenths,
+/// NULL defaults applied, NULL array elements dropped). The inputs a plan is computed from.
+public struct ValidSettings: Hashable, Sendable {
+    public var dateOfBirth: LocalDate
+    public var gender: Gender
+    public var heightTenthsCm: Int
+    public var weightTenthsKg: Int
+    public var primaryGoal: PrimaryGoal
+    public var activityLevel: ActivityLevel
+    public var targetWeightTenthsKg: Int?
+    public var targetDate: LocalDate?
+    public var dietaryPreferences: [String]
+    public var allergies: [String]
+    public var mealsPerDay: Int
+    /// As written in the row (NULL reads as `UTC`).
+    public var timezone: String
+    public var updatedAt: Instant?
+
+    public init(dateOfBirth: LocalDate, gender: Gender, heightTenthsCm: Int, weightTenthsKg: Int,
+                primaryGoal: PrimaryGoal, activityLevel: ActivityLevel, targetWeightTenthsKg: Int?,
+                targetDate: LocalDate?, dietaryPreferences: [String], allergies: [String],
+                mealsPerDay: Int, timezone: String, updatedAt: Instant?) {
+        self.dateOfBirth = dateOfBirth
+        self.gender = gender
+        self.heightTenthsCm = heightTenthsCm
+        self.weightTenthsKg = weightTenthsKg
+        self.primaryGoal = primaryGoal
+        self.activityLevel = activityLevel
+        self.targetWeightTenthsKg = targetWeightTenthsKg
+        self.targetDate = targetDate
+        self.dietaryPreferences = dietaryPreferences
+        self.allergies = allergies
+        self.mealsPerDay = mealsPerDay
+        self.timezone = timezone
+        self.updatedAt = updatedAt
+    }
+}
+
+/// The field names of section 1.2's table, in its order.
+public enum SettingsField: String, Hashable, Sendable, CaseIterable {
+    case dateOfBirth = "date_of_birth"
+    case gender
+    case heightCm = "height_cm"
+    case currentWeightKg = "current_weight_kg"
+    case targetWeightKg = "target_weight_kg"
+    case primaryGoal = "primary_goal"
+    case activityLevel = "activity_level"
+    case timezone
+    case mealsPerDay = "meals_per_day"
+    case dietaryPreferences = "dietary_preferences"
+    case allergies
+}
+
+/// One failing field of a rejected row, with the spec's message (section 1.2).
+public struct FieldRejection: Hashable, Sendable {
+    public var field: SettingsField
+    public var message: String
+
+    public init(field: SettingsField, message: String) {
+        self.field = field
+        self.message = message
+    }
+}
+
+/// The verdict on a settings row at a plan date (sections 1.1 and 1.2).
+public enum RowJudgement: Hashable, Sendable {
+    case incomplete
+    /// One rejection per failing field, in the table's order.
+    case rejected([FieldRejection])
+    case valid(ValidSettings)
+}

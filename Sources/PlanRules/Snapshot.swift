@@ -1,0 +1,249 @@
+/// One computed plan, exactly the object of plan-rules.md section 6.
+///
+/// Weights and heights are held in tenths (`w₁₀`, `h₁₀`) and `weekly_rate_kg` in
+/// thousandths, so that the JSON a snapshot writes is exact and two equal plans
+/// give equal bytes. Field order below is the JSON key order.
+public struct Snapshot: Hashable, Sendable {
+    public var rulesVersion: String
+    public var planDate: LocalDate
+    public var reasons: [DueReason]
+    public var inputs: Inputs
+    public var targets: Targets
+    public var phase: PhaseInfo
+    public var projection: Projection
+    /// Sorted by raw value, e.g. `[.calorieFloorApplied]`.
+    public var flags: [Flag]
+
+    public init(rulesVersion: String, planDate: LocalDate, reasons: [DueReason], inputs: Inputs,
+                targets: Targets, phase: PhaseInfo, projection: Projection, flags: [Flag]) {
+        self.rulesVersion = rulesVersion
+        self.planDate = planDate
+        self.reasons = reasons
+        self.inputs = inputs
+        self.targets = targets
+        self.phase = phase
+        self.projection = projection
+        self.flags = flags
+    }
+
+    /// `inputs` of the snapshot: the effective settings the plan was computed from.
+    public struct Inputs: Hashable, Sendable {
+        public var dateOfBirth: LocalDate
+        public var age: Int
+        public var gender: Gender
+        public var heightTenthsCm: Int
+        public var weightReportedTenthsKg: Int
+        public var weightBasisTenthsKg: Int
+        public var primaryGoal: PrimaryGoal
+        public var activityLevel: ActivityLevel
+        public var targetWeightTenthsKg: Int?
+        public var targetDate: LocalDate?
+        public var dietaryPreferences: [String]
+        public var allergies: [String]
+        public var mealsPerDay: Int
+        /// The row's string as written (`US/Eastern` stays `US/Eastern`; NULL is `UTC`).
+        public var timezone: String
+        /// The row's `updated_at`; NULL reads as nil and is written as JSON null.
+        public var settingsUpdatedAt: Instant?
+
+        public init(dateOfBirth: LocalDate, age: Int, gender: Gender, heightTenthsCm: Int,
+                    weightReportedTenthsKg: Int, weightBasisTenthsKg: Int, primaryGoal: PrimaryGoal,
+                    activityLevel: ActivityLevel, targetWeightTenthsKg: Int?, targetDate: LocalDate?,
+                    dietaryPreferences: [String], allergies: [String], mealsPerDay: Int,
+                    timezone: String, settingsUpdatedAt: Instant?) {
+            self.dateOfBirth = dateOfBirth
+            self.age = age
+            self.gender = gender
+            self.heightTenthsCm = heightTenthsCm
+            self.weightReportedTenthsKg = weightReportedTenthsKg
+            self.weightBasisTenthsKg = weightBasisTenthsKg
+            self.primaryGoal = primaryGoal
+            self.activityLevel = activityLevel
+            self.targetWeightTenthsKg = targetWeightTenthsKg
+            self.targetDate = targetDate
+            self.dietaryPreferences = dietaryPreferences
+            self.allergies = allergies
+            self.mealsPerDay = mealsPerDay
+            self.timezone = timezone
+            self.settingsUpdatedAt = settingsUpdatedAt
+        }
+    }
+
+    /// `targets`: every value already rounded once, half away from zero (section 3.0).
+    public struct Targets: Hashable, Sendable {
+        public var bmr: Int
+        public var tdee: Int
+        public var calories: Int
+        public var proteinG: Int
+        public var fatG: Int
+        public var carbsG: Int
+        public var waterMl: Int
+
+        public init(bmr: Int, tdee: Int, calories: Int, proteinG: Int, fatG: Int, carbsG: Int, waterMl: Int) {
+            self.bmr = bmr
+            self.tdee = tdee
+            self.calories = calories
+            self.proteinG = proteinG
+            self.fatG = fatG
+            self.carbsG = carbsG
+            self.waterMl = waterMl
+        }
+    }
+
+    /// `phase` (section 4). For goals other than lose_weight: `.none` and nil fields.
+    public struct PhaseInfo: Hashable, Sendable {
+        public var phase: Phase
+        public var cycleStartDate: LocalDate?
+        public var phaseDay: Int?
+        public var nextPhaseSwitchDate: LocalDate?
+
+        public init(phase: Phase, cycleStartDate: LocalDate?, phaseDay: Int?, nextPhaseSwitchDate: LocalDate?) {
+            self.phase = phase
+            self.cycleStartDate = cycleStartDate
+            self.phaseDay = phaseDay
+            self.nextPhaseSwitchDate = nextPhaseSwitchDate
+        }
+    }
+
+    /// `projection` (section 5).
+    public struct Projection: Hashable, Sendable {
+        /// kg per week in thousandths (0.227 kg → 227), always ≥ 0.
+        public var weeklyRateThousandthsKg: Int
+        public var estimatedWeeks: Int?
+        public var projectedDate: LocalDate?
+        public var recommendedTargetDate: LocalDate?
+
+        public init(weeklyRateThousandthsKg: Int, estimatedWeeks: Int?, projectedDate: LocalDate?,
+                    recommendedTargetDate: LocalDate?) {
+            self.weeklyRateThousandthsKg = weeklyRateThousandthsKg
+            self.estimatedWeeks = estimatedWeeks
+            self.projectedDate = projectedDate
+            self.recommendedTargetDate = recommendedTargetDate
+        }
+    }
+}
+
+public enum Gender: String, Hashable, Sendable, CaseIterable {
+    case male, female, other
+}
+
+public enum PrimaryGoal: String, Hashable, Sendable, CaseIterable {
+    case loseWeight = "lose_weight"
+    case gainMuscle = "gain_muscle"
+    case maintainWeight = "maintain_weight"
+    case improveHealth = "improve_health"
+}
+
+public enum ActivityLevel: String, Hashable, Sendable, CaseIterable {
+    case sedentary
+    case lightlyActive = "lightly_active"
+    case moderatelyActive = "moderately_active"
+    case veryActive = "very_active"
+    case extremelyActive = "extremely_active"
+}
+
+/// MATADOR phase (section 4).
+public enum Phase: String, Hashable, Sendable, CaseIterable {
+    case deficit, maintenance, none
+}
+
+/// Why a user is regenerated (section 2), declared in the order `reasons` lists them.
+public enum DueReason: String, Hashable, Sendable, CaseIterable, Comparable {
+    case created
+    case settingsChanged = "settings_changed"
+    case phaseSwitch = "phase_switch"
+    case birthday
+    case rulesChanged = "rules_changed"
+    case manualRerun = "manual_rerun"
+
+    public static func < (lhs: DueReason, rhs: DueReason) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// Snapshot flags (sections 3 and 5); `flags` is sorted by raw value.
+public enum Flag: String, Hashable, Sendable, CaseIterable, Comparable {
+    case calorieFloorApplied = "calorie_floor_applied"
+    case macroOverflow = "macro_overflow"
+    case projectionBeyond10Years = "projection_beyond_10_years"
+    case targetDatePassed = "target_date_passed"
+    case timelineUnrealistic = "timeline_unrealistic"
+
+    public static func < (lhs: Flag, rhs: Flag) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One row of `user_settings` as the store read it (plan-rules.md section 1), before any
+/// rule is applied. Numbers and dates stay in PostgreSQL's text form (`"82.25"`, `"NaN"`,
+/// `"Infinity"`, `"infinity"`, `"0044-03-15 BC"`) because reading them — rounding to
+/// tenths, NaN and infinities, out-of-range dates — is itself a rule, tested here
+/// without a database.
+public struct UserSettingsRow: Hashable, Sendable {
+    public var userID: Int64
+    public var dateOfBirth: String?
+    public var gender: String?
+    public var heightCm: String?
+    public var currentWeightKg: String?
+    public var targetWeightKg: String?
+    public var primaryGoal: String?
+    public var targetDate: String?
+    public var activityLevel: String?
+    /// nil for a NULL array; elements may be NULL (they are dropped on reading).
+    public var dietaryPreferences: [String?]?
+    public var allergies: [String?]?
+    public var mealsPerDay: Int?
+    public var timezone: String?
+    public var onboardingCompleted: Bool?
+    /// nil for NULL (older than any instant). The store maps `-infinity` to
+    /// `Instant.distantPast` and `infinity` to `Instant.distantFuture`.
+    public var updatedAt: Instant?
+
+    public init(userID: Int64, dateOfBirth: String? = nil, gender: String? = nil, heightCm: String? = nil,
+                currentWeightKg: String? = nil, targetWeightKg: String? = nil, primaryGoal: String? = nil,
+                targetDate: String? = nil, activityLevel: String? = nil, dietaryPreferences: [String?]? = nil,
+                allergies: [String?]? = nil, mealsPerDay: Int? = nil, timezone: String? = nil,
+                onboardingCompleted: Bool? = nil, updatedAt: Instant? = nil) {
+        self.userID = userID
+        self.dateOfBirth = dateOfBirth
+        self.gender = gender
+        self.heightCm = heightCm
+        self.currentWeightKg = currentWeightKg
+        self.targetWeightKg = targetWeightKg
+        self.primaryGoal = primaryGoal
+        self.targetDate = targetDate
+        self.activityLevel = activityLevel
+        self.dietaryPreferences = dietaryPreferences
+        self.allergies = allergies
+        self.mealsPerDay = mealsPerDay
+        self.timezone = timezone
+        self.onboardingCompleted = onboardingCompleted
+        self.updatedAt = updatedAt
+    }
+}
+
+/// What the job remembers about one user between runs (one `plan_state` row).
+public struct UserPlanState: Hashable, Sendable {
+    /// The latest written plan (history row), nil before the first plan.
+    public var currentPlan: Snapshot?
+    /// How many history rows carry `currentPlan.planDate` (the `n` of a notification id
+    /// for a same-day manual rerun; section 7).
+    public var historyRowsOnCurrentPlanDate: Int
+    /// E: the plan date of the latest run that regenerated the user, written or not.
+    public var lastEvaluatedDate: LocalDate?
+    /// The latest `updated_at` the job saw for this user (to the microsecond).
+    public var seenUpdatedAt: Instant?
+    /// The row version (`updated_at`) last recorded as rejected or incomplete, and the
+    /// rules version that judged it: such a version is recorded once (section 1.2).
+    public var judgedUpdatedAt: Instant?
+    public var judgedRulesVersion: String?
+
+    public init(currentPlan: Snapshot? = nil, historyRowsOnCurrentPlanDate: Int = 0,
+                lastEvaluatedDate: LocalDate? = nil, seenUpdatedAt: Instant? = nil,
+                judgedUpdatedAt: Instant? = nil, judgedRulesVersion: String? = nil) {
+        self.currentPlan = currentPlan
+        self.historyRowsOnCurrentPlanDate = historyRowsOnCurrentPlanDate
+        self.lastEvaluatedDate = lastEvaluatedDate
+        self.seenUpdatedAt = seenUpdatedAt
+        self.judgedUpdatedAt = judgedUpdatedAt
+        self.judgedRulesVersion = judgedRulesVersion
+    }
+}

@@ -1,0 +1,99 @@
+/// A calendar date with no time zone: a plan date, a date of birth, a target date.
+///
+/// Stored as days since 1970-01-01 (proleptic Gregorian) so that date arithmetic
+/// (MATADOR day numbers, projected dates) is plain integer arithmetic.
+public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let daysSinceEpoch: Int
+
+    public init(daysSinceEpoch: Int) {
+        self.daysSinceEpoch = daysSinceEpoch
+    }
+
+    /// Howard Hinnant's `days_from_civil`; valid for every proleptic Gregorian date.
+    public init(year: Int, month: Int, day: Int) {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        self.daysSinceEpoch = era * 146_097 + doe - 719_468
+    }
+
+    /// Hinnant's `civil_from_days`.
+    public var components: (year: Int, month: Int, day: Int) {
+        let z = daysSinceEpoch + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    public var year: Int { components.year }
+    public var month: Int { components.month }
+    public var day: Int { components.day }
+
+    public func adding(days: Int) -> LocalDate {
+        LocalDate(daysSinceEpoch: daysSinceEpoch + days)
+    }
+
+    /// `self − other` in days.
+    public func days(since other: LocalDate) -> Int {
+        daysSinceEpoch - other.daysSinceEpoch
+    }
+
+    public static func isLeapYear(_ year: Int) -> Bool {
+        (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+    }
+
+    /// `YYYY-MM-DD`, the spec's date format. Years outside 0...9999 are not dates the
+    /// job writes (validation rejects them first); they are printed with a sign.
+    public var description: String {
+        let (y, m, d) = components
+        return Self.pad(y, 4) + "-" + Self.pad(m, 2) + "-" + Self.pad(d, 2)
+    }
+
+    /// Parses `YYYY-MM-DD` (four-digit year), checking that the day exists.
+    public init?(iso8601 text: Substring) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              let y = Self.digits(bytes[0..<4]), let m = Self.digits(bytes[5..<7]),
+              let d = Self.digits(bytes[8..<10]),
+              (1...12).contains(m), d >= 1, d <= Self.daysInMonth(year: y, month: m)
+        else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    public init?(iso8601 text: String) { self.init(iso8601: Substring(text)) }
+
+    public static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return isLeapYear(year) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    private static func digits(_ bytes: ArraySlice<UInt8>) -> Int? {
+        var value = 0
+        for b in bytes {
+            guard b >= 48, b <= 57 else { return nil }
+            value = value * 10 + Int(b - 48)
+        }
+        return value
+    }
+
+    static func pad(_ value: Int, _ width: Int) -> String {
+        let s = String(abs(value))
+        let padded = s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        return value < 0 ? "-" + padded : padded
+    }
+
+    public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {
+        lhs.daysSinceEpoch < rhs.daysSinceEpoch
+    }
+}

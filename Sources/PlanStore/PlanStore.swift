@@ -1,0 +1,1 @@
+// PlanStore layer
