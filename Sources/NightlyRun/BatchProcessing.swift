@@ -1,0 +1,87 @@
+import Logging
+import PlanRules
+import PlanStore
+
+/// What evaluating one batch produced.
+struct BatchOutcome {
+    var write = BatchWrite()
+    var counts = RunCounts()
+    var unknownUsers: [Int64] = []
+    /// `--dry-run` lines: one JSON object per user that would be written to.
+    var reportLines: [String] = []
+}
+
+extension NightlyRunner {
+    /// Loads and evaluates one batch of users; pure apart from the one read.
+    func process(_ userIDs: [Int64], options: RunOptions, manual: Bool, runID: Int64,
+                 logger: Logger) throws -> BatchOutcome {
+        var outcome = BatchOutcome()
+        for user in try store.loadUsers(userIDs) {
+            let evaluation = evaluate(row: user.row, state: user.state, at: options.asOf,
+                                      manualRerun: manual, zones: zones)
+            record(evaluation, of: user, into: &outcome, options: options, logger: logger)
+        }
+        return outcome
+    }
+
+    private func record(_ evaluation: Evaluation, of user: LoadedUser, into outcome: inout BatchOutcome,
+                        options: RunOptions, logger: Logger) {
+        var userLogger = logger
+        userLogger[metadataKey: "user_id"] = "\(user.userID)"
+        switch evaluation.outcome {
+        case .unknownUser:
+            outcome.unknownUsers.append(user.userID)
+            return
+        case .notDue: break
+        case .created: outcome.counts.created += 1
+        case .changed: outcome.counts.changed += 1
+        case .unchanged: outcome.counts.unchanged += 1
+        case .skippedIncomplete: outcome.counts.skippedIncomplete += 1
+        case .rejected: outcome.counts.rejected += 1
+        }
+        if !evaluation.reasons.isEmpty { outcome.counts.due += 1 }
+
+        let rowUpdatedAt = user.row?.updatedAt
+        for rejection in evaluation.rejections {
+            outcome.write.rejections.append(RejectionWrite(
+                userID: user.userID, field: rejection.field.rawValue, message: rejection.message,
+                rowUpdatedAt: rowUpdatedAt))
+        }
+        if !evaluation.rejections.isEmpty {
+            userLogger.info("settings row rejected", metadata: [
+                "fields": "\(evaluation.rejections.map(\.field.rawValue).joined(separator: ","))"])
+        }
+        var historyJSON: (snapshot: String, diff: String)? = nil
+        if let history = evaluation.history {
+            let snapshotJSON = history.snapshot.jsonString
+            let diffJSON = history.diff.jsonString
+            historyJSON = (snapshotJSON, diffJSON)
+            outcome.write.history.append(HistoryWrite(
+                userID: user.userID, planDate: history.planDate,
+                seq: evaluation.newState.historyRowsOnCurrentPlanDate - 1,
+                reasons: history.reasons.map(\.rawValue), snapshotJSON: snapshotJSON,
+                previousJSON: history.previous?.jsonString, diffJSON: diffJSON,
+                rulesVersion: history.snapshot.rulesVersion))
+        }
+        var notificationLine: String? = nil
+        if let notification = evaluation.notification {
+            let line = notification.jsonLine
+            notificationLine = line
+            outcome.counts.notifications += 1
+            outcome.write.outbox.append(OutboxWrite(
+                notificationID: notification.id, userID: user.userID, createdAt: options.asOf, payload: line))
+        }
+        if evaluation.newState != user.state || evaluation.nextScheduledCheck != user.storedNextCheck
+            || user.storedRulesVersion != rulesVersion {
+            outcome.write.states.append(StateWrite(
+                userID: user.userID, state: evaluation.newState,
+                snapshotJSON: historyJSON?.snapshot ?? evaluation.newState.currentPlan?.jsonString,
+                rulesVersion: rulesVersion, nextCheckAt: evaluation.nextScheduledCheck))
+        }
+        if options.dryRun, evaluation.outcome != .notDue {
+            outcome.reportLines.append(DryRunReport.line(
+                userID: user.userID, evaluation: evaluation, diffJSON: historyJSON?.diff,
+                notificationLine: notificationLine))
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+import PlanRules
+import PlanStore
+import Postgres
+
+/// The result of one run, for the summary line, `plan_runs` and the exit code.
+public struct RunSummary: Sendable {
+    public var runID: Int64?
+    public var counts = RunCounts()
+    /// `--user` ids that have no `user_settings` row.
+    public var unknownUsers: [Int64] = []
+    /// Partitions another run held, so this run skipped their users.
+    public var skippedPartitions: [Int] = []
+    public var durationMs: Int64 = 0
+}
+
+/// Runs the nightly job: select due users, evaluate each with the rules, write each
+/// batch in one transaction, then emit the batch's notifications (plan-rules.md §2, §7).
+public struct NightlyRunner {
+    public let store: PlanStore
+    public let zones: ZoneDatabase
+    public let logger: Logger
+    public let notifications: NotificationSink
+    /// Where `--dry-run` prints what it would write (stdout).
+    public let report: NotificationSink
+
+    public init(store: PlanStore, zones: ZoneDatabase, logger: Logger, notifications: NotificationSink,
+                report: NotificationSink) {
+        self.store = store
+        self.zones = zones
+        self.logger = logger
+        self.notifications = notifications
+        self.report = report
+    }
+
+    public func run(_ options: RunOptions) throws -> RunSummary {
+        let started = DispatchTime.now()
+        var summary = RunSummary()
+        try Migrator(connection: store.connection).checkUpToDate()
+
+        let manual = !options.manualUsers.isEmpty
+        let wanted: [Int]
+        if manual {
+            wanted = Array(Set(options.manualUsers.map(UserPartitions.partition(of:)))).sorted()
+        } else if let shard = options.shard {
+            wanted = UserPartitions.forShard(index: shard.index, of: shard.count)
+        } else {
+            wanted = Array(0..<UserPartitions.count)
+        }
+        let held: [Int]
+        if manual {
+            try store.lockPartitions(wanted)
+            held = wanted
+        } else {
+            held = try store.tryLockPartitions(wanted)
+        }
+        defer { try? store.unlockPartitions(held) }
+        summary.skippedPartitions = wanted.filter { !held.contains($0) }
+        if !summary.skippedPartitions.isEmpty {
+            logger.notice("another run holds some user partitions; their users are left to it",
+                          metadata: ["partitions_skipped": "\(summary.skippedPartitions.count)"])
+        }
+
+        var runLogger = logger
+        var runID: Int64 = 0
+        if !options.dryRun {
+            runID = try store.startRun(RunRecord(
+                asOf: options.asOf, dryRun: false, requestedUsers: manual ? options.manualUsers : nil,
+                shard: options.shard?.description, binaryVersion: options.binaryVersion,
+                rulesVersion: rulesVersion, tzdataVersion: zones.version))
+            summary.runID = runID
+            runLogger[metadataKey: "run_id"] = "\(runID)"
+        }
+        runLogger.info("run started", metadata: [
+            "as_of": "\(options.asOf.rfc3339)", "dry_run": "\(options.dryRun)",
+            "users_requested": "\(options.manualUsers.count)", "partitions": "\(held.count)",
+        ])
+
+        do {
+            if !options.dryRun, !held.isEmpty {
+                let leftovers = try emitPending(partitions: held)
+                if leftovers > 0 {
+                    runLogger.notice("emitted notifications left pending by an earlier run",
+                                     metadata: ["notifications": "\(leftovers)"])
+                }
+            }
+
+            var candidates: [Int64] = []
+            var newWatermark: Instant? = nil
+            if manual {
+                var seen = Set<Int64>()
+                candidates = options.manualUsers.filter { seen.insert($0).inserted }
+            } else if !held.isEmpty {
+                let since = try store.oldestWatermark(of: held).map {
+                    $0.adding(seconds: -options.changeLookbackSeconds)
+                }
+                let selection = try store.dueUsers(asOf: options.asOf, partitions: held, changedSince: since)
+                candidates = selection.userIDs
+                newWatermark = selection.newestUpdatedAt
+            }
+            runLogger.info("candidates selected", metadata: ["candidates": "\(candidates.count)"])
+
+            var start = 0
+            while start < candidates.count {
+                let batch = Array(candidates[start..<min(start + options.batchSize, candidates.count)])
+                start += batch.count
+                let outcome = try process(batch, options: options, manual: manual, runID: runID, logger: runLogger)
+                summary.unknownUsers += outcome.unknownUsers
+                if options.dryRun {
+                    try report.emit(outcome.reportLines)
+                } else {
+                    try store.write(outcome.write, runID: runID, generatedAt: options.asOf)
+                    _ = try emitPending(partitions: held)
+                }
+                summary.counts += outcome.counts
+            }
+            if !options.dryRun, !manual, let newWatermark {
+                try store.advanceWatermarks(of: held, to: newWatermark)
+            }
+        } catch {
+            summary.durationMs = elapsedMs(since: started)
+            if !options.dryRun {
+                try? store.finishRun(runID, counts: summary.counts, durationMs: summary.durationMs, error: "\(error)")
+            }
+            throw error
+        }
+        summary.counts.unknownUsers = summary.unknownUsers.count
+        summary.durationMs = elapsedMs(since: started)
+        if !options.dryRun {
+            try store.finishRun(runID, counts: summary.counts, durationMs: summary.durationMs, error: nil)
+        }
+        for userID in summary.unknownUsers {
+            runLogger.error("no user_settings row for requested user; nothing done",
+                            metadata: ["user_id": "\(userID)"])
+        }
+        return summary
+    }
+
+    /// Emits every outbox line pending for `partitions`, marking each chunk emitted
+    /// after it is flushed. Returns how many lines were emitted.
+    private func emitPending(partitions: [Int]) throws -> Int {
+        var emitted = 0
+        while true {
+            let pending = try store.pendingNotifications(partitions: partitions, limit: 5000)
+            if pending.isEmpty { return emitted }
+            try notifications.emit(pending.map(\.payload))
+            try store.markEmitted(pending.map(\.notificationID))
+            emitted += pending.count
+        }
+    }
+
+    private func elapsedMs(since start: DispatchTime) -> Int64 {
+        Int64((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000)
+    }
+}

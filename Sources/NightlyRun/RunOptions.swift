@@ -1,0 +1,46 @@
+import PlanRules
+
+/// What ops asked of one `plan-regen run`.
+public struct RunOptions: Sendable {
+    /// The run's instant: now, or `--as-of` (tests, backfills, ops).
+    public var asOf: Instant
+    /// `--user`: recompute exactly these users now (reason manual_rerun).
+    public var manualUsers: [Int64]
+    /// `--dry-run`: compute and print what would be written; write nothing.
+    public var dryRun: Bool
+    /// Users per transaction.
+    public var batchSize: Int
+    /// `--shard i/N`: this process handles the user partitions of shard i only.
+    public var shard: Shard?
+    /// How far behind the last watermark a run looks for changed rows, so a write whose
+    /// transaction committed after the previous run read is still seen.
+    public var changeLookbackSeconds: Int64
+    public var binaryVersion: String
+
+    public init(asOf: Instant, manualUsers: [Int64] = [], dryRun: Bool = false, batchSize: Int = 2000,
+                shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev") {
+        self.asOf = asOf
+        self.manualUsers = manualUsers
+        self.dryRun = dryRun
+        self.batchSize = batchSize
+        self.shard = shard
+        self.changeLookbackSeconds = changeLookbackSeconds
+        self.binaryVersion = binaryVersion
+    }
+}
+
+/// `--shard index/count`: one of `count` processes that split the users between them.
+public struct Shard: Sendable, Equatable, CustomStringConvertible {
+    public var index: Int
+    public var count: Int
+
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]),
+              n >= 1, n <= 64, i >= 0, i < n else { return nil }
+        index = i
+        count = n
+    }
+
+    public var description: String { "\(index)/\(count)" }
+}

@@ -1,0 +1,172 @@
+import PlanRules
+import Postgres
+
+/// Everything one batch of users writes, committed in one transaction: history rows,
+/// the new plan state, rejections and the notifications' outbox lines. Values arrive
+/// already encoded (snapshot and diff JSON, notification lines) so the store only moves
+/// bytes.
+public struct BatchWrite: Sendable {
+    public var history: [HistoryWrite] = []
+    public var states: [StateWrite] = []
+    public var rejections: [RejectionWrite] = []
+    public var outbox: [OutboxWrite] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { history.isEmpty && states.isEmpty && rejections.isEmpty && outbox.isEmpty }
+}
+
+/// One `plan_history` row.
+public struct HistoryWrite: Sendable {
+    public var userID: Int64
+    public var planDate: LocalDate
+    public var seq: Int
+    public var reasons: [String]
+    public var snapshotJSON: String
+    public var previousJSON: String?
+    public var diffJSON: String
+    public var rulesVersion: String
+
+    public init(userID: Int64, planDate: LocalDate, seq: Int, reasons: [String], snapshotJSON: String,
+                previousJSON: String?, diffJSON: String, rulesVersion: String) {
+        self.userID = userID
+        self.planDate = planDate
+        self.seq = seq
+        self.reasons = reasons
+        self.snapshotJSON = snapshotJSON
+        self.previousJSON = previousJSON
+        self.diffJSON = diffJSON
+        self.rulesVersion = rulesVersion
+    }
+}
+
+/// One `plan_state` row, written whole (insert or replace).
+public struct StateWrite: Sendable {
+    public var userID: Int64
+    public var state: UserPlanState
+    /// The current plan as JSON text (nil when there is no plan yet).
+    public var snapshotJSON: String?
+    public var rulesVersion: String
+    public var nextCheckAt: Instant?
+
+    public init(userID: Int64, state: UserPlanState, snapshotJSON: String?, rulesVersion: String, nextCheckAt: Instant?) {
+        self.userID = userID
+        self.state = state
+        self.snapshotJSON = snapshotJSON
+        self.rulesVersion = rulesVersion
+        self.nextCheckAt = nextCheckAt
+    }
+}
+
+/// One `plan_rejections` row (one per failing field).
+public struct RejectionWrite: Sendable {
+    public var userID: Int64
+    public var field: String
+    public var message: String
+    public var rowUpdatedAt: Instant?
+
+    public init(userID: Int64, field: String, message: String, rowUpdatedAt: Instant?) {
+        self.userID = userID
+        self.field = field
+        self.message = message
+        self.rowUpdatedAt = rowUpdatedAt
+    }
+}
+
+/// One `notification_outbox` row.
+public struct OutboxWrite: Sendable {
+    public var notificationID: String
+    public var userID: Int64
+    public var createdAt: Instant
+    public var payload: String
+
+    public init(notificationID: String, userID: Int64, createdAt: Instant, payload: String) {
+        self.notificationID = notificationID
+        self.userID = userID
+        self.createdAt = createdAt
+        self.payload = payload
+    }
+}
+
+extension PlanStore {
+    /// Writes `batch` in one transaction with COPY (few round trips, no per-row SQL).
+    /// A failure rolls the whole batch back: nothing half-done is ever committed.
+    public func write(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws {
+        guard !batch.isEmpty else { return }
+        let run = String(runID)
+        try connection.withTransaction { conn in
+            if !batch.history.isEmpty {
+                let generated = generatedAt.postgresText
+                try conn.copyIn(
+                    """
+                    COPY plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
+                                       previous, diff, rules_version) FROM STDIN
+                    """, purpose: "writing \(batch.history.count) plan_history rows"
+                ) { writer in
+                    for h in batch.history {
+                        try writer.addRow([
+                            String(h.userID), h.planDate.postgresText, String(h.seq), generated, run,
+                            arrayLiteral(h.reasons), h.snapshotJSON, h.previousJSON, h.diffJSON, h.rulesVersion,
+                        ])
+                    }
+                }
+            }
+            if !batch.states.isEmpty {
+                try conn.copyIn(
+                    """
+                    COPY plan_state_stage (user_id, snapshot, plan_date, rules_version,
+                        history_rows_on_plan_date, last_evaluated_date, seen_updated_at,
+                        judged_updated_at, judged_rules_version, next_check_at, updated_by_run) FROM STDIN
+                    """, purpose: "staging \(batch.states.count) plan_state rows"
+                ) { writer in
+                    for s in batch.states {
+                        try writer.addRow([
+                            String(s.userID), s.snapshotJSON, s.state.currentPlan?.planDate.postgresText,
+                            s.rulesVersion, String(s.state.historyRowsOnCurrentPlanDate),
+                            s.state.lastEvaluatedDate?.postgresText, s.state.seenUpdatedAt?.postgresText,
+                            s.state.judgedUpdatedAt?.postgresText, s.state.judgedRulesVersion,
+                            s.nextCheckAt?.postgresText, run,
+                        ])
+                    }
+                }
+                try conn.execute(
+                    """
+                    INSERT INTO plan_state SELECT * FROM plan_state_stage
+                    ON CONFLICT (user_id) DO UPDATE SET
+                        snapshot = EXCLUDED.snapshot, plan_date = EXCLUDED.plan_date,
+                        rules_version = EXCLUDED.rules_version,
+                        history_rows_on_plan_date = EXCLUDED.history_rows_on_plan_date,
+                        last_evaluated_date = EXCLUDED.last_evaluated_date,
+                        seen_updated_at = EXCLUDED.seen_updated_at,
+                        judged_updated_at = EXCLUDED.judged_updated_at,
+                        judged_rules_version = EXCLUDED.judged_rules_version,
+                        next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
+                    """, purpose: "saving \(batch.states.count) plan_state rows")
+            }
+            if !batch.rejections.isEmpty {
+                try conn.copyIn(
+                    """
+                    COPY plan_rejections (user_id, run_id, field, message, row_updated_at, rules_version)
+                    FROM STDIN
+                    """, purpose: "writing \(batch.rejections.count) plan_rejections rows"
+                ) { writer in
+                    for r in batch.rejections {
+                        try writer.addRow([String(r.userID), run, r.field, r.message, r.rowUpdatedAt?.postgresText,
+                                           rulesVersion])
+                    }
+                }
+            }
+            if !batch.outbox.isEmpty {
+                try conn.copyIn(
+                    """
+                    COPY notification_outbox (notification_id, user_id, run_id, created_at, payload) FROM STDIN
+                    """, purpose: "writing \(batch.outbox.count) notifications to the outbox"
+                ) { writer in
+                    for o in batch.outbox {
+                        try writer.addRow([o.notificationID, String(o.userID), run, o.createdAt.postgresText, o.payload])
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import PlanRules
+import Postgres
+
+/// Generates varied, deterministic `user_settings` rows for demos and benchmarks:
+/// zones of every offset, all goals, genders and activity levels, ages 13–90, some
+/// rows incomplete (onboarding not finished) and some invalid (an unknown zone, a
+/// height out of range), so a demo run shows every outcome.
+public enum DemoUsers {
+    /// Zones spread over every UTC offset, the half and quarter hours and DST rules.
+    public static let zones = [
+        "UTC", "Europe/Berlin", "Europe/London", "America/New_York", "America/Los_Angeles",
+        "America/Chicago", "America/Santiago", "America/Sao_Paulo", "America/St_Johns",
+        "America/Havana", "Asia/Kolkata", "Asia/Kathmandu", "Asia/Tokyo", "Asia/Shanghai",
+        "Asia/Tehran", "Australia/Sydney", "Australia/Lord_Howe", "Australia/Adelaide",
+        "Pacific/Auckland", "Pacific/Chatham", "Pacific/Kiritimati", "Pacific/Pago_Pago",
+        "Pacific/Honolulu", "Africa/Casablanca", "Africa/Lagos", "Europe/Dublin", "Etc/GMT+12",
+        "US/Eastern", "Asia/Dubai", "America/Anchorage",
+    ]
+
+    /// Inserts `count` users with ids `firstUserID…`, last written between 1 and 30 days
+    /// before `writtenBefore`. One parameterized statement; the variety comes from
+    /// `hashint8`, so the same arguments always give the same rows.
+    public static func insert(count: Int, firstUserID: Int64 = 1, writtenBefore: Instant,
+                              into connection: PostgresConnection) throws {
+        try connection.execute(
+            """
+            INSERT INTO user_settings (user_id, date_of_birth, gender, height_cm, current_weight_kg,
+                target_weight_kg, primary_goal, target_date, activity_level, dietary_preferences,
+                allergies, meals_per_day, timezone, onboarding_completed, updated_at)
+            SELECT g,
+                   date '1936-01-01' + (abs(hashint8(g * 31 + 1)) % 27000)::int,
+                   (ARRAY['male', 'female', 'other'])[1 + abs(hashint8(g * 31 + 2)) % 3],
+                   CASE WHEN g % 97 = 13 THEN 320.0
+                        ELSE 150.0 + (abs(hashint8(g * 31 + 3)) % 500) / 10.0 END,
+                   45.0 + (abs(hashint8(g * 31 + 4)) % 1100) / 10.0,
+                   CASE WHEN g % 5 = 0 THEN NULL ELSE 50.0 + (abs(hashint8(g * 31 + 5)) % 700) / 10.0 END,
+                   (ARRAY['lose_weight', 'lose_weight', 'gain_muscle', 'maintain_weight',
+                          'improve_health'])[1 + abs(hashint8(g * 31 + 6)) % 5],
+                   CASE WHEN g % 3 = 0 THEN NULL
+                        ELSE ($3::timestamptz)::date + (abs(hashint8(g * 31 + 7)) % 400)::int - 30 END,
+                   (ARRAY['sedentary', 'lightly_active', 'moderately_active', 'very_active',
+                          'extremely_active'])[1 + abs(hashint8(g * 31 + 8)) % 5],
+                   CASE WHEN g % 4 = 0 THEN ARRAY['vegetarian', 'gluten-free'] ELSE ARRAY[]::text[] END,
+                   CASE WHEN g % 6 = 0 THEN ARRAY['peanuts'] ELSE NULL END,
+                   1 + abs(hashint8(g * 31 + 9)) % 6,
+                   CASE WHEN g % 89 = 7 THEN 'Mars/Olympus_Mons'
+                        ELSE ($4::text[])[1 + abs(hashint8(g * 31 + 10)) % cardinality($4::text[])] END,
+                   g % 41 <> 5,
+                   $3::timestamptz - make_interval(secs => 86400 + abs(hashint8(g * 31 + 11)) % (29 * 86400))
+            FROM generate_series($1::bigint, $1::bigint + $2 - 1) AS g
+            """,
+            [firstUserID, count, writtenBefore.postgresText, zones],
+            purpose: "inserting \(count) demo users")
+    }
+}

@@ -1,0 +1,85 @@
+import PlanRules
+import Postgres
+
+/// Finding the users a scheduled run must look at, without reading every user's row.
+///
+/// Three index-backed sources, unioned (plan-rules.md section 2):
+/// - rows written since the partition's watermark minus a look-back (new users, changed
+///   settings, including writes committed late), and rows with a NULL `updated_at` that
+///   have no state yet — `user_settings(updated_at)` index;
+/// - users whose next scheduled change (midnight of a pending change, phase switch,
+///   birthday) has come — `plan_state(next_check_at)` index;
+/// - users last evaluated under another rules version — `plan_state(rules_version)` index.
+/// `evaluate` then decides exactly; a candidate that turns out not due costs one row read.
+public struct DueUserSelection: Sendable {
+    public var userIDs: [Int64]
+    /// The largest finite `updated_at` among the changed rows read (nil if none).
+    public var newestUpdatedAt: Instant?
+}
+
+extension PlanStore {
+    /// The watermark of each partition in `partitions` (nil when a partition has none:
+    /// then every row of it is read once).
+    public func oldestWatermark(of partitions: [Int]) throws -> Instant? {
+        let result = try connection.query(
+            """
+            SELECT CASE WHEN count(*) = cardinality($1::int[]) THEN \(microseconds("min(settings_watermark)")) END
+            FROM plan_watermarks WHERE partition = ANY($1::int[])
+            """,
+            [partitions.map(String.init)], purpose: "reading change watermarks")
+        return try result.isNull(row: 0, column: 0) ? nil
+            : Instant(microsecondsSinceEpoch: result.int64(row: 0, column: 0))
+    }
+
+    public func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {
+        try connection.execute(
+            """
+            INSERT INTO plan_watermarks (partition, settings_watermark)
+            SELECT p, $2::timestamptz FROM unnest($1::int[]) AS p
+            ON CONFLICT (partition) DO UPDATE
+               SET settings_watermark = greatest(plan_watermarks.settings_watermark, EXCLUDED.settings_watermark)
+            """,
+            [partitions.map(String.init), watermark.postgresText],
+            purpose: "advancing change watermarks")
+    }
+
+    /// The candidate users of `partitions` at `asOf`, ascending.
+    public func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?) throws -> DueUserSelection {
+        let part = UserPartitions.sql
+        var ids: [Int64] = []
+        var newest: Int64? = nil
+        try connection.forEachRow(
+            """
+            WITH changed AS (
+                SELECT s.user_id, s.updated_at
+                FROM user_settings s LEFT JOIN plan_state p ON p.user_id = s.user_id
+                WHERE ($1::timestamptz IS NULL OR s.updated_at >= $1 OR s.updated_at IS NULL)
+                  AND (p.user_id IS NULL OR s.updated_at IS DISTINCT FROM p.seen_updated_at)
+                  AND \(part("s.user_id")) = ANY($2::int[])
+            )
+            SELECT user_id, \(microseconds("updated_at")) FROM changed
+            UNION
+            SELECT user_id, NULL FROM plan_state
+            WHERE next_check_at <= $3 AND \(part("user_id")) = ANY($2::int[])
+            UNION
+            SELECT user_id, NULL FROM plan_state
+            WHERE (rules_version < $4 OR rules_version > $4) AND \(part("user_id")) = ANY($2::int[])
+            """,
+            [changedSince?.postgresText, partitions.map(String.init), asOf.postgresText, rulesVersion],
+            purpose: "selecting due users"
+        ) { row in
+            ids.append(try row.int64(0))
+            if !(try row.isNull(1)) {
+                let micros = try row.int64(1)
+                if micros != .max, micros != .min, micros <= asOf.microsecondsSinceEpoch {
+                    newest = max(newest ?? micros, micros)
+                }
+            }
+        }
+        ids.sort()
+        var unique: [Int64] = []
+        unique.reserveCapacity(ids.count)
+        for id in ids where unique.last != id { unique.append(id) }
+        return DueUserSelection(userIDs: unique, newestUpdatedAt: newest.map { Instant(microsecondsSinceEpoch: $0) })
+    }
+}

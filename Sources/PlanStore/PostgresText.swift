@@ -1,0 +1,44 @@
+import PlanRules
+
+/// How plan values travel as PostgreSQL text parameters and COPY fields.
+extension Instant {
+    /// `timestamptz` input text; the sentinels stand for PostgreSQL's infinities.
+    var postgresText: String {
+        switch self {
+        case .distantPast: return "-infinity"
+        case .distantFuture: return "infinity"
+        default: return rfc3339
+        }
+    }
+}
+
+extension LocalDate {
+    var postgresText: String { description }
+}
+
+/// SQL that turns a `timestamptz` column into whole microseconds since the epoch
+/// (`int8`), keeping the infinities as the `Instant` sentinels: exact, and no parsing of
+/// DateStyle-dependent text. `column` is always a literal column name from this file.
+func microseconds(_ column: String) -> String {
+    """
+    CASE WHEN \(column) IS NULL THEN NULL \
+    WHEN \(column) = 'infinity' THEN 9223372036854775807 \
+    WHEN \(column) = '-infinity' THEN -9223372036854775808 \
+    ELSE (extract(epoch FROM \(column)) * 1000000)::int8 END
+    """
+}
+
+/// Encodes a text array as a PostgreSQL array literal for COPY and parameters.
+func arrayLiteral(_ values: [String]) -> String {
+    var out = "{"
+    for (index, value) in values.enumerated() {
+        if index > 0 { out += "," }
+        out += "\""
+        for ch in value.unicodeScalars {
+            if ch == "\"" || ch == "\\" { out += "\\" }
+            out.unicodeScalars.append(ch)
+        }
+        out += "\""
+    }
+    return out + "}"
+}

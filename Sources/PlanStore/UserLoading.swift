@@ -1,0 +1,81 @@
+import PlanRules
+import Postgres
+
+/// One user as a run sees them: the live settings row (nil if the app has none) and
+/// what the job remembers (nil before the job first saw them).
+public struct LoadedUser: Sendable {
+    public var userID: Int64
+    public var row: UserSettingsRow?
+    public var state: UserPlanState?
+    /// `plan_state.next_check_at` and `rules_version` as stored, to skip rewriting an
+    /// unchanged state row.
+    public var storedNextCheck: Instant?
+    public var storedRulesVersion: String?
+}
+
+extension PlanStore {
+    /// Reads the settings row and stored state of each of `userIDs` in one query.
+    /// Numbers and dates come as PostgreSQL text: reading them is a rule (PlanRules).
+    public func loadUsers(_ userIDs: [Int64]) throws -> [LoadedUser] {
+        var users: [LoadedUser] = []
+        users.reserveCapacity(userIDs.count)
+        try connection.forEachRow(
+            """
+            SELECT u.user_id, s.user_id IS NOT NULL,
+                   s.date_of_birth::text, s.gender, s.height_cm::text, s.current_weight_kg::text,
+                   s.target_weight_kg::text, s.primary_goal, s.target_date::text, s.activity_level,
+                   s.dietary_preferences::text, s.allergies::text, s.meals_per_day, s.timezone,
+                   s.onboarding_completed, \(microseconds("s.updated_at")),
+                   p.user_id IS NOT NULL, p.snapshot, p.history_rows_on_plan_date,
+                   p.last_evaluated_date::text, \(microseconds("p.seen_updated_at")),
+                   \(microseconds("p.judged_updated_at")), p.judged_rules_version,
+                   \(microseconds("p.next_check_at")), p.rules_version
+            FROM unnest($1::bigint[]) AS u(user_id)
+            LEFT JOIN user_settings s ON s.user_id = u.user_id
+            LEFT JOIN plan_state p ON p.user_id = u.user_id
+            """,
+            [userIDs.map(String.init)], purpose: "reading settings and plan state of \(userIDs.count) users"
+        ) { r in
+            let userID = try r.int64(0)
+            var user = LoadedUser(userID: userID, row: nil, state: nil, storedNextCheck: nil, storedRulesVersion: nil)
+            if try r.bool(1) {
+                user.row = UserSettingsRow(
+                    userID: userID,
+                    dateOfBirth: try r.optionalString(2), gender: try r.optionalString(3),
+                    heightCm: try r.optionalString(4), currentWeightKg: try r.optionalString(5),
+                    targetWeightKg: try r.optionalString(6), primaryGoal: try r.optionalString(7),
+                    targetDate: try r.optionalString(8), activityLevel: try r.optionalString(9),
+                    dietaryPreferences: try r.optionalString(10).map { try PostgresTextArray.decode($0) },
+                    allergies: try r.optionalString(11).map { try PostgresTextArray.decode($0) },
+                    mealsPerDay: try r.isNull(12) ? nil : r.int(12),
+                    timezone: try r.optionalString(13),
+                    onboardingCompleted: try r.isNull(14) ? nil : r.bool(14),
+                    updatedAt: try instant(r, 15))
+            }
+            if try r.bool(16) {
+                var state = UserPlanState()
+                if let json = try r.optionalString(17) {
+                    do {
+                        state.currentPlan = try Snapshot(json: Array(json.utf8))
+                    } catch {
+                        throw StoreError.corruptState(userID: userID, detail: "\(error)")
+                    }
+                }
+                state.historyRowsOnCurrentPlanDate = try r.int(18)
+                state.lastEvaluatedDate = try r.optionalString(19).flatMap { LocalDate(iso8601: $0) }
+                state.seenUpdatedAt = try instant(r, 20)
+                state.judgedUpdatedAt = try instant(r, 21)
+                state.judgedRulesVersion = try r.optionalString(22)
+                user.state = state
+                user.storedNextCheck = try instant(r, 23)
+                user.storedRulesVersion = try r.optionalString(24)
+            }
+            users.append(user)
+        }
+        return users
+    }
+
+    private func instant(_ row: PostgresRow, _ column: Int) throws -> Instant? {
+        try row.isNull(column) ? nil : Instant(microsecondsSinceEpoch: row.int64(column))
+    }
+}

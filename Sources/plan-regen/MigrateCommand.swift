@@ -1,0 +1,35 @@
+import ArgumentParser
+import PlanStore
+
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Applies pending schema migrations (safe to run twice or concurrently).",
+        discussion: """
+            Applies the job's own migrations (sql/NNNN_*.sql, embedded in the binary) under an \
+            advisory lock and records them in plan_regen_migrations.
+
+            Examples:
+              plan-regen migrate
+              plan-regen migrate --with-reference-schema   # also create the app's user_settings (dev/demo)
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Also create the app's reference user_settings table (development, demos, tests).")
+    var withReferenceSchema = false
+
+    func run() throws {
+        let logger = connection.makeLogger(label: "plan-regen.migrate")
+        do {
+            let migrator = Migrator(connection: try connection.connect())
+            var applied: [String] = []
+            if withReferenceSchema { applied += try migrator.apply(Migration.reference) }
+            applied += try migrator.apply(Migration.planRegen)
+            logger.info("migrations applied", metadata: [
+                "applied": "\(applied.isEmpty ? "none (up to date)" : applied.joined(separator: ","))"])
+        } catch {
+            throw fail(error, logger: logger)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import PlanRules
+
+/// The version of this binary; `plan_runs.binary_version` records it.
+let binaryVersion = "0.1.0"
+
+@main
+struct PlanRegen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan-regen",
+        abstract: "Regenerates each user's daily nutrition plan at their local midnight.",
+        discussion: """
+            Run it every 15 minutes from a timer. Each run reads changed user_settings rows from \
+            PostgreSQL, recomputes the plans that are due, writes plan_history rows and emits \
+            notification JSON lines on stdout. Logs go to stderr.
+
+            Connection: --database-url, else DATABASE_URL, else the libpq variables \
+            (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD, PGSSLMODE, ...).
+
+            Exit codes: 0 done (rejected rows included); 1 fatal error (database unreachable \
+            or lost, schema out of date, notifications not writable); 3 done, but a --user id \
+            has no user_settings row; 64 usage error.
+            """,
+        version: "plan-regen \(binaryVersion) (rules \(rulesVersion))",
+        subcommands: [RunCommand.self, MigrateCommand.self, SeedDemoCommand.self],
+        defaultSubcommand: nil
+    )
+}
+
+/// Exit codes documented in `--help` and the README.
+enum ExitCodes {
+    static let fatal = ExitCode(1)
+    static let unknownUsers = ExitCode(3)
+}

@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NightlyRun
+import PlanRules
+import PlanStore
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Regenerates the plans that are due now and emits their notifications.",
+        discussion: """
+            A user is due at their local midnight when their settings changed the day before, \
+            a MATADOR phase switches, they have a birthday, or the rules version changed; new \
+            users get their first plan at once. Each batch is written in one transaction; its \
+            notifications are then printed as JSON lines (stdout, or --notifications FILE).
+
+            Two runs at once never process the same user: a run skips the user partitions \
+            another run holds. A --user rerun waits for them (up to --lock-timeout).
+
+            Examples:
+              plan-regen run
+              plan-regen run --as-of 2026-03-16T00:15:00Z
+              plan-regen run --user 42 --user 43 --dry-run
+              plan-regen run --notifications /var/lib/plan-regen/notifications.jsonl
+              plan-regen run --shard 0/2        # with another process running --shard 1/2
+
+            Exit codes: 0 done (rejected rows included); 1 fatal error; 3 done, but a --user id \
+            has no user_settings row; 64 usage error.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: ArgumentHelp("Run as if now were this RFC 3339 instant (tests, backfills).", valueName: "instant"))
+    var asOf: String?
+
+    @Option(name: .customLong("user"), help: ArgumentHelp(
+        "Recompute this user now (reason manual_rerun). Repeatable.", valueName: "id"))
+    var users: [Int64] = []
+
+    @Flag(help: "Compute and print what would be written (diffs, notifications); write nothing.")
+    var dryRun = false
+
+    @Option(help: ArgumentHelp("Append notification lines to this file instead of stdout.", valueName: "file"))
+    var notifications: String?
+
+    @Option(help: "Users per transaction.")
+    var batchSize = 2000
+
+    @Option(help: ArgumentHelp("Handle only shard i of n (user partitions), e.g. 0/2.", valueName: "i/n"))
+    var shard: String?
+
+    @Option(help: "Seconds behind the last run's watermark to look for changed rows.")
+    var changeLookback: Int64 = 3600
+
+    func validate() throws {
+        if let asOf, Instant(rfc3339: asOf) == nil {
+            throw ValidationError("--as-of: '\(asOf)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
+        }
+        if let shard, Shard(shard) == nil {
+            throw ValidationError("--shard: '\(shard)' must be i/n with 0 <= i < n <= 64, e.g. 0/2")
+        }
+        if shard != nil, !users.isEmpty {
+            throw ValidationError("--shard and --user cannot be combined")
+        }
+        guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
+        guard changeLookback >= 0 else { throw ValidationError("--change-lookback cannot be negative") }
+    }
+
+    func run() throws {
+        let logger = connection.makeLogger(label: "plan-regen.run")
+        let summary: RunSummary
+        do {
+            let zones: ZoneDatabase
+            do {
+                zones = try ZoneDatabase.loadSystem()
+            } catch {
+                throw RunError.timeZoneDatabase(reason: "\(error)")
+            }
+            let sink = try notifications.map { try NotificationSink.appending(toFile: $0) }
+                ?? .standardOutput()
+            let runner = NightlyRunner(
+                store: try connection.openStore(), zones: zones, logger: logger,
+                notifications: sink, report: .standardOutput())
+            summary = try runner.run(RunOptions(
+                asOf: asOf.flatMap { Instant(rfc3339: $0) } ?? currentInstant(),
+                manualUsers: users, dryRun: dryRun, batchSize: batchSize, shard: shard.flatMap(Shard.init),
+                changeLookbackSeconds: changeLookback, binaryVersion: binaryVersion))
+        } catch {
+            throw fail(error, logger: logger)
+        }
+        let c = summary.counts
+        logger.notice("run finished", metadata: [
+            "run_id": "\(summary.runID.map(String.init) ?? "dry-run")",
+            "due": "\(c.due)", "created": "\(c.created)", "changed": "\(c.changed)",
+            "unchanged": "\(c.unchanged)", "skipped_incomplete": "\(c.skippedIncomplete)",
+            "rejected": "\(c.rejected)", "notifications": "\(c.notifications)",
+            "unknown_users": "\(c.unknownUsers)", "duration_ms": "\(summary.durationMs)",
+        ])
+        if !summary.unknownUsers.isEmpty { throw ExitCodes.unknownUsers }
+    }
+}
+
+/// The current instant from the system clock, to the microsecond.
+func currentInstant() -> Instant {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    return Instant(microsecondsSinceEpoch: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)
+}
