@@ -1,0 +1,42 @@
+import CLibPQ
+
+extension PostgresConnection {
+    /// The `PostgresError` for a failed or missing result: the server's fields when it
+    /// sent an error, libpq's message otherwise. Any sign that the session ended turns
+    /// the code into `.connectionLost`, so callers can tell "database went away".
+    func failure(_ result: OpaquePointer?, code: PostgresError.Code, purpose: String) -> PostgresError {
+        func field(_ name: Character) -> String? {
+            guard let result, let ascii = name.asciiValue,
+                  let value = PQresultErrorField(result, Int32(ascii)) else { return nil }
+            let text = PostgresError.oneLine(String(cString: value))
+            return text.isEmpty ? nil : text
+        }
+        // Field codes from postgres_ext.h: C = SQLSTATE, M = primary message, D = detail, H = hint.
+        let sqlState = field("C")
+        var message = field("M")
+            ?? result.map { PostgresError.oneLine(String(cString: PQresultErrorMessage($0))) }
+            ?? ""
+        if message.isEmpty { message = Self.libpqMessage(handle) }
+        if message.isEmpty { message = "no error message from libpq" }
+        let lost = PQstatus(handle) == CONNECTION_BAD || PostgresError.isConnectionLossState(sqlState)
+        return PostgresError(
+            code: lost ? .connectionLost : code, purpose: purpose, message: message,
+            sqlState: sqlState, detail: field("D"), hint: field("H"))
+    }
+
+    /// The text of each parameter, refusing NUL characters, which PostgreSQL text cannot
+    /// hold (libpq would silently cut the value there).
+    static func parameterTexts(
+        _ parameters: [(any PostgresParameter)?], purpose: String
+    ) throws -> [String?] {
+        try parameters.enumerated().map { position, parameter in
+            guard let text = parameter?.postgresText else { return nil }
+            guard !text.utf8.contains(0) else {
+                throw PostgresError(
+                    code: .invalidParameter, purpose: purpose,
+                    message: "parameter $\(position + 1) contains a NUL character")
+            }
+            return text
+        }
+    }
+}

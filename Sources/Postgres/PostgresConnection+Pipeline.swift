@@ -1,0 +1,140 @@
+import CLibPQ
+
+extension PostgresConnection {
+    /// Runs one parameterized statement once per parameter row, pipelined (libpq
+    /// pipeline mode): statements are sent without waiting for each answer, with a sync
+    /// point every `syncEvery` statements, and answers are read as they come, so many
+    /// small writes cost few round trips.
+    ///
+    /// Each sync segment is its own implicit transaction: if a statement fails, its
+    /// segment is rolled back and the error is thrown, but segments before it stay
+    /// committed. Call it inside `withTransaction` for all-or-nothing.
+    ///
+    /// - Returns: the affected row count of each statement, in order.
+    /// - Throws: the first failing statement's `PostgresError` (`.queryFailed` with
+    ///   SQLSTATE, or `.connectionLost`). The connection is usable afterwards unless lost.
+    public func executeBatch(
+        _ sql: String,
+        _ parameterRows: [[(any PostgresParameter)?]],
+        syncEvery: Int = 1000,
+        purpose: String
+    ) throws -> [Int] {
+        try pipeline(sql, parameterRows, syncEvery: syncEvery, purpose: purpose).map(\.affectedRows)
+    }
+
+    /// Like `executeBatch`, but returns each statement's rows (e.g. from `RETURNING`).
+    public func queryBatch(
+        _ sql: String,
+        _ parameterRows: [[(any PostgresParameter)?]],
+        syncEvery: Int = 1000,
+        purpose: String
+    ) throws -> [PostgresResult] {
+        try pipeline(sql, parameterRows, syncEvery: syncEvery, purpose: purpose)
+    }
+
+    private func pipeline(
+        _ sql: String,
+        _ parameterRows: [[(any PostgresParameter)?]],
+        syncEvery: Int,
+        purpose: String
+    ) throws -> [PostgresResult] {
+        precondition(syncEvery > 0, "syncEvery must be positive")
+        // Convert (and validate) every parameter before anything is sent.
+        let texts = try parameterRows.map { try Self.parameterTexts($0, purpose: purpose) }
+        guard !texts.isEmpty else { return [] }
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw PostgresError(
+                code: .unexpectedResult, purpose: purpose,
+                message: "cannot enter pipeline mode: \(Self.libpqMessage(handle))")
+        }
+        var reader = PipelineReader(connection: self, purpose: purpose)
+        // Segments of `syncEvery` statements; one segment is sent ahead of the one being
+        // read, so the server always has work while the client reads answers.
+        let segments = stride(from: 0, to: texts.count, by: syncEvery).map {
+            texts[$0..<min($0 + syncEvery, texts.count)]
+        }
+        var sendError: PostgresError?
+        var sentSegments = 0
+        func send(_ segment: ArraySlice<[String?]>) {
+            for values in segment where sendError == nil {
+                let sent = withCStringArray(values) { pointers in
+                    PQsendQueryParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
+                }
+                if sent != 1 { sendError = failure(nil, code: .queryFailed, purpose: purpose) }
+            }
+            // Sync even after a failed send, so the statements already queued get answers.
+            if PQpipelineSync(handle) == 1 {
+                sentSegments += 1
+            } else if sendError == nil {
+                sendError = failure(nil, code: .queryFailed, purpose: purpose)
+            }
+        }
+
+        send(segments[0])
+        for next in segments.indices.dropFirst() where sendError == nil && reader.isConnected {
+            send(segments[next])
+            reader.readSegment()
+        }
+        while reader.segmentsRead < sentSegments && reader.isConnected {
+            reader.readSegment()
+        }
+        if reader.isConnected { _ = PQexitPipelineMode(handle) }
+        if let error = reader.firstError ?? sendError { throw error }
+        guard reader.results.count == texts.count else {
+            throw PostgresError(
+                code: .unexpectedResult, purpose: purpose,
+                message: "expected \(texts.count) results from the pipeline, got \(reader.results.count)")
+        }
+        return reader.results
+    }
+}
+
+/// Reads a pipeline's answers one sync segment at a time and remembers the first error.
+private struct PipelineReader {
+    let connection: PostgresConnection
+    let purpose: String
+    var results: [PostgresResult] = []
+    var firstError: PostgresError?
+    var segmentsRead = 0
+    var isConnected = true
+
+    init(connection: PostgresConnection, purpose: String) {
+        self.connection = connection
+        self.purpose = purpose
+    }
+
+    /// Consumes results up to and including the next `PGRES_PIPELINE_SYNC`. libpq puts
+    /// a NULL after each statement's result; those separators are skipped.
+    mutating func readSegment() {
+        while isConnected {
+            guard let result = PQgetResult(connection.handle) else {
+                if PQstatus(connection.handle) == CONNECTION_BAD { noteLostConnection() }
+                continue
+            }
+            switch PQresultStatus(result) {
+            case PGRES_PIPELINE_SYNC:
+                PQclear(result)
+                segmentsRead += 1
+                return
+            case PGRES_COMMAND_OK, PGRES_TUPLES_OK:
+                results.append(PostgresResult(handle: result, purpose: purpose))
+            case PGRES_PIPELINE_ABORTED:
+                // Skipped because an earlier statement of the segment failed.
+                PQclear(result)
+            default:
+                if firstError == nil {
+                    firstError = connection.failure(result, code: .queryFailed, purpose: purpose)
+                }
+                PQclear(result)
+                if PQstatus(connection.handle) == CONNECTION_BAD { noteLostConnection() }
+            }
+        }
+    }
+
+    private mutating func noteLostConnection() {
+        isConnected = false
+        if firstError == nil {
+            firstError = connection.failure(nil, code: .queryFailed, purpose: purpose)
+        }
+    }
+}
