@@ -27,8 +27,7 @@ extension PlanStore {
             FROM plan_watermarks WHERE partition = ANY($1::int[])
             """,
             [partitions.map(String.init)], purpose: "reading change watermarks")
-        return try result.isNull(row: 0, column: 0) ? nil
-            : Instant(microsecondsSinceEpoch: result.int64(row: 0, column: 0))
+        return try result.singleRow().optionalInt64(0).map(Instant.init(microsecondsSinceEpoch:))
     }
 
     public func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {
@@ -75,6 +74,7 @@ extension PlanStore {
                     newest = max(newest ?? micros, micros)
                 }
             }
+            return .continue
         }
         ids.sort()
         var unique: [Int64] = []

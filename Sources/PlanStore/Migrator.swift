@@ -74,12 +74,12 @@ public struct Migrator {
         let exists = try connection.query(
             "SELECT to_regclass('plan_regen_migrations') IS NOT NULL",
             purpose: "looking for the migrations table")
-        guard try exists.bool(row: 0, column: 0) else { return [:] }
+        guard try exists.singleRow().bool(0) else { return [:] }
         let result = try connection.query(
             "SELECT name, checksum FROM plan_regen_migrations", purpose: "reading applied migrations")
         var applied: [String: String] = [:]
-        for row in 0..<result.rowCount {
-            applied[try result.string(row: row, column: 0)] = try result.string(row: row, column: 1)
+        for row in result {
+            applied[try row.string(0)] = try row.string(1)
         }
         return applied
     }

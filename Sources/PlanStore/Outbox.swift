@@ -17,9 +17,8 @@ extension PlanStore {
             ORDER BY created_at, notification_id LIMIT $2
             """,
             [partitions.map(String.init), limit], purpose: "reading pending notifications")
-        return try (0..<result.rowCount).map {
-            PendingNotification(notificationID: try result.string(row: $0, column: 0),
-                                payload: try result.string(row: $0, column: 1))
+        return try result.map {
+            PendingNotification(notificationID: try $0.string(0), payload: try $0.string(1))
         }
     }
 

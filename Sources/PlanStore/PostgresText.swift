@@ -1,9 +1,10 @@
 import PlanRules
+import Postgres
 
 /// How plan values travel as PostgreSQL text parameters and COPY fields.
-extension Instant {
+extension Instant: PostgresParameter {
     /// `timestamptz` input text; the sentinels stand for PostgreSQL's infinities.
-    var postgresText: String {
+    public var postgresText: String {
         switch self {
         case .distantPast: return "-infinity"
         case .distantFuture: return "infinity"
@@ -12,8 +13,9 @@ extension Instant {
     }
 }
 
-extension LocalDate {
-    var postgresText: String { description }
+extension LocalDate: PostgresParameter {
+    /// `date` input text, `YYYY-MM-DD`.
+    public var postgresText: String { description }
 }
 
 /// SQL that turns a `timestamptz` column into whole microseconds since the epoch

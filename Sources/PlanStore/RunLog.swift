@@ -60,7 +60,7 @@ extension PlanStore {
             [record.asOf.postgresText, record.dryRun, record.requestedUsers.map { $0.map(String.init) },
              record.shard, record.binaryVersion, record.rulesVersion, record.tzdataVersion],
             purpose: "recording the start of the run")
-        return try result.int64(row: 0, column: 0)
+        return try result.singleRow().int64(0)
     }
 
     /// Closes the `plan_runs` row with the counts, `succeeded` or `failed` and the error.

@@ -71,6 +71,7 @@ extension PlanStore {
                 user.storedRulesVersion = try r.optionalString(24)
             }
             users.append(user)
+            return .continue
         }
         return users
     }

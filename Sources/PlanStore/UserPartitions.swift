@@ -36,7 +36,7 @@ extension PlanStore {
             """,
             [partitions.map { String($0) }, Self.partitionLockNamespace],
             purpose: "locking user partitions")
-        return try (0..<result.rowCount).map { try result.int(row: $0, column: 0) }.sorted()
+        return try result.map { try $0.int(0) }.sorted()
     }
 
     /// Waits (up to lock_timeout) for the locks of `partitions`: used by a manual rerun,
