@@ -110,11 +110,7 @@ struct JSONWriter {
     /// `.distantPast`) have no RFC 3339 form and are written as PostgreSQL writes them.
     mutating func instant(_ instant: Instant) {
         bytes.append(UInt8(ascii: "\""))
-        switch instant {
-        case .distantFuture: raw("infinity")
-        case .distantPast: raw("-infinity")
-        default: bytes.append(contentsOf: InterimRFC3339.format(instant).utf8)
-        }
+        bytes.append(contentsOf: rfc3339Text(instant).utf8)
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -151,5 +147,15 @@ struct JSONWriter {
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+}
+
+/// A timestamp as snapshots write it: RFC 3339 UTC with six fractional digits, or
+/// PostgreSQL's `infinity` / `-infinity` for `Instant.distantFuture` / `.distantPast`.
+func rfc3339Text(_ instant: Instant) -> String {
+    switch instant {
+    case .distantFuture: "infinity"
+    case .distantPast: "-infinity"
+    default: InterimRFC3339.format(instant)
     }
 }
