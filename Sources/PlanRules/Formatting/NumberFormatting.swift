@@ -1,0 +1,40 @@
+// Number formatting for copy people read: notification bodies and the `explain` output.
+// Hand-written rather than NumberFormatter so the text never depends on the machine's
+// locale and two runs give the same bytes.
+
+/// The minus sign of the product copy (U+2212 MINUS SIGN), e.g. "(−150)".
+public let minusSign = "\u{2212}"
+
+/// `1975` → `"1,975"`, `-1500` → `"−1,500"`: comma-separated groups of three digits, the
+/// sign (when negative) written with U+2212 as the spec's copy does.
+public func groupedThousands(_ value: Int) -> String {
+    let digits = String(value.magnitude)
+    var grouped = ""
+    grouped.reserveCapacity(digits.count + digits.count / 3 + 1)
+    for (index, digit) in digits.enumerated() {
+        if index > 0, (digits.count - index) % 3 == 0 { grouped.append(",") }
+        grouped.append(digit)
+    }
+    return value < 0 ? minusSign + grouped : grouped
+}
+
+/// A change with its sign always written: `150` → `"+150"`, `-150` → `"−150"`,
+/// `-1500` → `"−1,500"`, `0` → `"0"`.
+public func signed(_ value: Int) -> String {
+    value > 0 ? "+" + groupedThousands(value) : groupedThousands(value)
+}
+
+/// A fixed-point value held as an integer count of 10^-`decimals` units, written with
+/// exactly `decimals` digits after the point and grouped thousands before it:
+/// `fixedPoint(823, decimals: 1)` → `"82.3"`, `fixedPoint(-5, decimals: 1)` → `"−0.5"`,
+/// `fixedPoint(227, decimals: 3)` → `"0.227"`.
+public func fixedPoint(_ scaled: Int, decimals: Int) -> String {
+    guard decimals > 0 else { return groupedThousands(scaled) }
+    var unit = 1
+    for _ in 0..<decimals { unit *= 10 }
+    let magnitude = scaled.magnitude
+    let whole = groupedThousands(Int(magnitude / UInt(unit)))
+    let fraction = String(magnitude % UInt(unit))
+    let padded = String(repeating: "0", count: decimals - fraction.count) + fraction
+    return (scaled < 0 ? minusSign : "") + whole + "." + padded
+}

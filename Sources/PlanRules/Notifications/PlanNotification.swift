@@ -1,0 +1,73 @@
+/// One push notification about a written plan (plan-rules.md section 7), emitted as one
+/// JSON line. At most one per history row.
+public struct PlanNotification: Hashable, Sendable {
+    /// `"<user_id>:<plan_date>:<type>:<n>"`, n = the number of earlier history rows of the
+    /// user with the same plan date, so a re-emitted line can be de-duplicated while a
+    /// same-day manual rerun still gets its own id.
+    public var id: String
+    public var type: NotificationType
+    public var userID: Int64
+    public var planDate: LocalDate
+    /// The snapshot's `inputs.timezone`.
+    public var timezone: String
+    public var title: String
+    public var body: String
+    public var data: NotificationData
+    /// The run's instant (`--as-of` when given).
+    public var createdAt: Instant
+    /// 08:00 local on the plan date, or `createdAt` if later: a push computed at
+    /// midnight is not sent at midnight.
+    public var deliverAfter: Instant
+    public var schemaVersion: Int
+
+    public init(id: String, type: NotificationType, userID: Int64, planDate: LocalDate, timezone: String,
+                title: String, body: String, data: NotificationData, createdAt: Instant, deliverAfter: Instant,
+                schemaVersion: Int = PlanNotification.schemaVersion) {
+        self.id = id
+        self.type = type
+        self.userID = userID
+        self.planDate = planDate
+        self.timezone = timezone
+        self.title = title
+        self.body = body
+        self.data = data
+        self.createdAt = createdAt
+        self.deliverAfter = deliverAfter
+        self.schemaVersion = schemaVersion
+    }
+
+    /// The `schema_version` of the JSON lines this code writes.
+    public static let schemaVersion = 1
+}
+
+/// Section 7's notification types, in the order they are tried.
+public enum NotificationType: String, Hashable, Sendable, CaseIterable {
+    case planCreated = "plan_created"
+    case phaseSwitch = "phase_switch"
+    case targetsUpdated = "targets_updated"
+}
+
+/// `data`: the numbers behind the copy.
+public enum NotificationData: Hashable, Sendable {
+    /// plan_created: `{calories, protein_g, water_ml}`.
+    case planCreated(calories: Int, proteinG: Int, waterMl: Int)
+    /// Otherwise, for each of `calories`, `protein_g`, `water_ml` and `phase` that changed
+    /// (in that order), `{before, after}` plus `delta` for numbers.
+    case changes([NotificationChange])
+}
+
+/// One changed value of a notification's `data`.
+public struct NotificationChange: Hashable, Sendable {
+    /// `calories`, `protein_g`, `water_ml` or `phase`.
+    public var key: String
+    public var before: DiffValue
+    public var after: DiffValue
+
+    public init(key: String, before: DiffValue, after: DiffValue) {
+        self.key = key
+        self.before = before
+        self.after = after
+    }
+
+    public var delta: DiffValue? { DiffValue.delta(from: before, to: after) }
+}

@@ -1,0 +1,79 @@
+/// How fast and by when the target weight is reached (plan-rules.md section 5).
+///
+/// Only lose_weight and gain_muscle project, and only toward a target on the goal's side
+/// with a positive energy gap. Only deficit days lose weight, so a lose_weight gap
+/// counts half over the 28-day cycle: weekly rate = (g / 2) × 7 / 7700 = g / 2200 kg;
+/// gain_muscle: g × 7 / 7700 = g / 1100 kg.
+public struct WeightProjection: Hashable, Sendable {
+    /// The daily energy gap g, kcal (0 when there is no projection).
+    public let energyGap: Int
+    /// Δ₁₀ = |target w₁₀ − reported w₁₀|.
+    public let remainingTenthsKg: Int
+    /// `weekly_rate_kg` × 1000, rounded half away from zero (0 without a projection).
+    public let weeklyRateThousandthsKg: Int
+    /// `estimated_weeks`; nil without a projection or beyond the cap.
+    public let estimatedWeeks: Int?
+    /// Flag `projection_beyond_10_years`: more than 520 weeks.
+    public let beyondTenYears: Bool
+
+    /// 10 years, in weeks: longer estimates are not shown.
+    public static let maximumWeeks = 520
+
+    /// - Parameters:
+    ///   - deficitPhaseCalories: lose_weight's calories in the deficit phase, whatever the
+    ///     plan's phase today (the gap is an average over the whole cycle).
+    ///   - calories: the plan's calories (the gain_muscle gap).
+    public init(goal: PrimaryGoal, reportedTenthsKg: Int, targetTenthsKg: Int?,
+                tdee: Int, calories: Int, deficitPhaseCalories: Int) {
+        let gap: Int
+        let tenthsPerGapWeek: Int
+        switch goal {
+        case .loseWeight:
+            gap = tdee - deficitPhaseCalories
+            tenthsPerGapWeek = 220
+        case .gainMuscle:
+            gap = calories - tdee
+            tenthsPerGapWeek = 110
+        case .maintainWeight, .improveHealth:
+            gap = 0
+            tenthsPerGapWeek = 0
+        }
+        guard let target = targetTenthsKg, goal.isOnGoalSide(target: target, reported: reportedTenthsKg),
+              gap > 0 else {
+            self.init(energyGap: 0, remaining: targetTenthsKg.map { abs($0 - reportedTenthsKg) } ?? 0,
+                      rate: 0, weeks: nil, beyond: false)
+            return
+        }
+        let remaining = abs(target - reportedTenthsKg)
+        // g / 2200 kg = g × 1000 / 2200 thousandths (or / 1100): tenthsPerGapWeek × 10.
+        let rate = roundHalfAwayFromZero(gap * 1000, over: tenthsPerGapWeek * 10)
+        let weeks = ceilingDivision(remaining * tenthsPerGapWeek, by: gap)
+        let beyond = weeks > Self.maximumWeeks
+        self.init(energyGap: gap, remaining: remaining, rate: rate, weeks: beyond ? nil : weeks, beyond: beyond)
+    }
+
+    private init(energyGap: Int, remaining: Int, rate: Int, weeks: Int?, beyond: Bool) {
+        self.energyGap = energyGap
+        self.remainingTenthsKg = remaining
+        self.weeklyRateThousandthsKg = rate
+        self.estimatedWeeks = weeks
+        self.beyondTenYears = beyond
+    }
+
+    /// `projected_date` = plan date + 7 × estimated_weeks days.
+    public func projectedDate(from planDate: LocalDate) -> LocalDate? {
+        estimatedWeeks.map { planDate.adding(days: 7 * $0) }
+    }
+}
+
+extension PrimaryGoal {
+    /// The target lies in the goal's direction: below the reported weight for
+    /// lose_weight, above it for gain_muscle; never for the other goals.
+    public func isOnGoalSide(target: Int, reported: Int) -> Bool {
+        switch self {
+        case .loseWeight: target < reported
+        case .gainMuscle: target > reported
+        case .maintainWeight, .improveHealth: false
+        }
+    }
+}

@@ -1,0 +1,60 @@
+/// Protein, fat and carbs in grams (plan-rules.md section 3), from the rounded calories.
+///
+/// Carbs take what protein (4 kcal/g) and fat (9 kcal/g) leave. When they leave less
+/// than nothing, fat is lowered so carbs are 0, but never below half the body weight in
+/// grams; if even that does not fit, fat stays at that minimum and `macro_overflow` is set.
+public struct MacroTargets: Hashable, Sendable {
+    public let proteinG: Int
+    public let fatG: Int
+    public let carbsG: Int
+    /// Fat was lowered from round(weight × 1.0) so that carbs are 0 and it fits.
+    public let fatLowered: Bool
+    /// Flag `macro_overflow`: protein and the minimum fat exceed the calories.
+    public let macroOverflow: Bool
+
+    public init(calories: Int, weightTenthsKg: Int, goal: PrimaryGoal) {
+        proteinG = roundHalfAwayFromZero(weightTenthsKg * goal.proteinRatioTimes10, over: 100)
+        let fullFat = Self.fullFatG(weightTenthsKg: weightTenthsKg)
+        let remaining = calories - 4 * proteinG - 9 * fullFat
+        if remaining >= 0 {
+            fatG = fullFat
+            carbsG = roundHalfAwayFromZero(remaining, over: 4)
+            fatLowered = false
+            macroOverflow = false
+            return
+        }
+        let fittingFat = floorDivision(calories - 4 * proteinG, by: 9)
+        let minimumFat = Self.minimumFatG(weightTenthsKg: weightTenthsKg)
+        carbsG = 0
+        fatLowered = true
+        if fittingFat >= minimumFat {
+            fatG = fittingFat
+            macroOverflow = false
+        } else {
+            fatG = minimumFat
+            macroOverflow = true
+        }
+    }
+
+    /// round(weight × 1.0).
+    public static func fullFatG(weightTenthsKg: Int) -> Int {
+        roundHalfAwayFromZero(weightTenthsKg, over: 10)
+    }
+
+    /// round(weight × 0.5): the least fat a plan gives.
+    public static func minimumFatG(weightTenthsKg: Int) -> Int {
+        roundHalfAwayFromZero(weightTenthsKg * 5, over: 100)
+    }
+}
+
+extension PrimaryGoal {
+    /// Protein g per kg × 10: lose_weight 2.0, gain_muscle 2.2, maintain_weight and
+    /// improve_health 1.6.
+    public var proteinRatioTimes10: Int {
+        switch self {
+        case .loseWeight: 20
+        case .gainMuscle: 22
+        case .maintainWeight, .improveHealth: 16
+        }
+    }
+}

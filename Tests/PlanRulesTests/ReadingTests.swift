@@ -1,0 +1,92 @@
+import Testing
+@testable import PlanRules
+
+/// Section 1, "Read values": numeric text to tenths, date text to dates, NULL defaults.
+struct ReadingTests {
+    @Test(arguments: [
+        ("82.25", 823),      // 822.5 tenths: the half goes away from zero
+        ("82.35", 824),      // 823.5 → 824 (a Double holds 82.35 as 82.3499…: must not give 823)
+        ("82.24999", 822),   // hundredths digit 4: below half
+        ("-0.05", -1),       // −0.5 tenths → −1
+        ("-0.04", 0),        // −0.4 tenths → 0 (reads as 0: an incomplete height/weight)
+        ("0.04", 0),
+        ("178.0", 1780),
+        ("170.8", 1708),
+        ("1000.0000", 10000),
+        ("50", 500),
+        ("49.95", 500),      // 499.5 → 500: a valid 50 cm after reading
+        ("49.94", 499),
+        ("300.04", 3000),
+        ("300.05", 3001),
+        ("0000082.25", 823),
+        (".5", 5),
+    ])
+    func numericTextReadsAsTenthsRoundedHalfAwayFromZero(text: String, tenths: Int) {
+        #expect(NumericText.tenths(text) == tenths)
+    }
+
+    @Test func nanAndInfinityReadAsTooLargeAndMinusInfinityAsTooSmall() {
+        // PostgreSQL sorts NaN above every number.
+        #expect(NumericText.tenths("NaN") == NumericText.saturationTenths)
+        #expect(NumericText.tenths("Infinity") == NumericText.saturationTenths)
+        #expect(NumericText.tenths("-Infinity") == -NumericText.saturationTenths)
+    }
+
+    @Test func thousandDigitValuesSaturateInsteadOfOverflowing() {
+        let huge = String(repeating: "9", count: 1000) + "." + String(repeating: "9", count: 1000)
+        #expect(NumericText.tenths(huge) == NumericText.saturationTenths)
+        #expect(NumericText.tenths("-" + huge) == -NumericText.saturationTenths)
+        // A tiny value with 1000 fraction digits is still exact: 0.0…01 → 0.
+        #expect(NumericText.tenths("0." + String(repeating: "0", count: 999) + "1") == 0)
+    }
+
+    @Test(arguments: ["", "-", ".", "abc", "1e3", "1.2.3", " 82"])
+    func textThatIsNoPostgresNumericReadsAsTooLarge(text: String) {
+        #expect(NumericText.tenths(text) == NumericText.saturationTenths)
+    }
+
+    @Test func isoDatesReadExactly() {
+        #expect(DateText.localDate("1993-06-15") == LocalDate(year: 1993, month: 6, day: 15))
+        #expect(DateText.localDate("2000-02-29") == LocalDate(year: 2000, month: 2, day: 29))
+        #expect(DateText.localDate("10000-01-01") == LocalDate(year: 10000, month: 1, day: 1))
+    }
+
+    @Test func bcDatesUseAstronomicalYears() {
+        // 44 BC is astronomical year 1 − 44 = −43; 1 BC is year 0, a leap year.
+        #expect(DateText.localDate("0044-03-15 BC") == LocalDate(year: -43, month: 3, day: 15))
+        #expect(DateText.localDate("0001-02-29 BC") == LocalDate(year: 0, month: 2, day: 29))
+        #expect(DateText.localDate("0002-02-29 BC") == nil)
+    }
+
+    @Test func infinitiesCompareBeyondEveryDate() throws {
+        let latest = try #require(DateText.localDate("5874897-12-31"))
+        let earliest = try #require(DateText.localDate("4714-11-24 BC"))
+        #expect(DateText.localDate("infinity") == DateText.afterEveryDate)
+        #expect(DateText.localDate("-infinity") == DateText.beforeEveryDate)
+        #expect(DateText.afterEveryDate > latest)
+        #expect(DateText.beforeEveryDate < earliest)
+    }
+
+    @Test(arguments: ["", "1993-6-15", "1993-13-01", "1993-02-29", "0000-01-01", "93-06-15", "1993-06-15 AD"])
+    func textThatIsNoPostgresDateReadsAsNoDate(text: String) {
+        #expect(DateText.localDate(text) == nil)
+    }
+
+    @Test func nullsReadAsTheirDefaultsAndNullElementsAreDropped() {
+        let read = ReadSettings(row: UserSettingsRow(userID: 7, dietaryPreferences: ["vegan", nil, "halal"],
+                                                     allergies: nil))
+        #expect(read.mealsPerDay == 3)
+        #expect(read.timezone == "UTC")
+        #expect(read.dietaryPreferences == ["vegan", "halal"]) // row order kept
+        #expect(read.allergies == [])
+        #expect(read.onboardingCompleted == false)
+        #expect(read.heightTenthsCm == nil)
+    }
+
+    @Test func lengthsCountCodePointsLikeCharLength() {
+        // "é" as e + U+0301 is one grapheme but two code points; 🇩🇪 is two regional indicators.
+        #expect("e\u{301}".codePointCount == 2)
+        #expect("🇩🇪".codePointCount == 2)
+        #expect("Müsli".codePointCount == 5)
+    }
+}
