@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what plan-regen needs on Debian/Ubuntu when it is missing: the libpq headers
+# (libpq-dev), the PostgreSQL server for throwaway test and demo clusters (postgresql)
+# and the time zone database (tzdata). Does nothing when all are present.
+set -euo pipefail
+
+missing() {
+    command -v pg_config >/dev/null 2>&1 || return 0
+    [[ -f "$(pg_config --includedir)/libpq-fe.h" ]] || return 0
+    [[ -x "$(pg_config --bindir)/initdb" ]] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || return 0
+    [[ -f /usr/share/zoneinfo/tzdata.zi ]] || return 0
+    return 1
+}
+
+if missing; then
+    if [[ $EUID -ne 0 ]]; then
+        echo "install-deps: libpq headers, the PostgreSQL server or tzdata are missing;" \
+             "install them with: sudo apt-get install libpq-dev postgresql tzdata" >&2
+        exit 1
+    fi
+    echo "install-deps: installing libpq-dev postgresql tzdata" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq libpq-dev postgresql tzdata >/dev/null
+fi
