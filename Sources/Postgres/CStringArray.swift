@@ -27,10 +27,3 @@ func withCStringArray<R>(
     }
     return try body(pointers)
 }
-
-func withCStringArray<R>(
-    _ strings: [String],
-    _ body: ([UnsafePointer<CChar>?]) throws -> R
-) rethrows -> R {
-    try withCStringArray(strings.map { Optional($0) }, body)
-}

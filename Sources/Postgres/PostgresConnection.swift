@@ -39,8 +39,9 @@ public final class PostgresConnection {
             ("dbname", conninfo),
             ("client_encoding", "UTF8"),
         ]
-        let connection = withCStringArray(settings.map(\.0)) { keywords in
-            withCStringArray(settings.map(\.1)) { values in
+        // libpq reads both arrays up to a terminating NULL.
+        let connection = withCStringArray(settings.map(\.0) + [nil]) { keywords in
+            withCStringArray(settings.map(\.1) + [nil]) { values in
                 PQconnectdbParams(keywords, values, 1)
             }
         }
@@ -88,6 +89,12 @@ public final class PostgresConnection {
 
     /// False once the connection is broken (server gone, backend terminated).
     public var isUsable: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// True between BEGIN and COMMIT/ROLLBACK (also in a failed transaction block).
+    public var isInTransaction: Bool {
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
 
     /// The host (or socket directory) actually connected to.
     public var host: String { Self.text(PQhost(handle)) }

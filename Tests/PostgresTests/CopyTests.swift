@@ -1,0 +1,108 @@
+import Postgres
+import TestSupport
+import Testing
+
+@Suite struct CopyTests {
+    private struct Abandon: Error {}
+
+    /// The name row `id` gets: plain text plus every character text COPY must escape,
+    /// in a form SQL can rebuild from `id` to check each row on the server.
+    private static func name(_ id: Int) -> String { "row \(id)\t\\N\n\r\\" }
+    private static let nameInSQL = #"'row ' || id || E'\t\\N\n\r\\'"#
+
+    @Test func copiesOneHundredThousandRowsExactly() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            try connection.execute(
+                "CREATE TABLE t (id bigint, name text, note text, tags text[])", purpose: "creating t")
+            let rowCount = 100_000
+            let copied = try connection.copyIn(
+                "COPY t (id, name, note, tags) FROM STDIN", purpose: "loading t"
+            ) { writer in
+                for id in 1...rowCount {
+                    // Every third row has a NULL note; the rest have an empty-string note.
+                    let note: String? = id % 3 == 0 ? nil : ""
+                    try writer.addRow([id, Self.name(id), note, ["a b", #"q"uote"#]])
+                }
+                #expect(writer.rowCount == rowCount)
+            }
+            #expect(copied == rowCount)
+            let row = try connection.query(
+                """
+                SELECT count(*) AS n, sum(id) AS total,
+                       count(*) FILTER (WHERE name <> \(Self.nameInSQL)) AS wrong_names,
+                       count(*) FILTER (WHERE note IS NULL) AS null_notes,
+                       count(*) FILTER (WHERE note = '') AS empty_notes,
+                       count(*) FILTER (WHERE tags <> ARRAY['a b', 'q"uote']) AS wrong_tags
+                FROM t
+                """,
+                purpose: "checking t"
+            ).singleRow()
+            #expect(try row.int("n") == 100_000)
+            // 1 + 2 + … + 100,000 = 100,000 × 100,001 / 2 = 5,000,050,000
+            #expect(try row.int64("total") == 5_000_050_000)
+            #expect(try row.int("wrong_names") == 0)
+            // ⌊100,000 / 3⌋ = 33,333 NULL notes; 100,000 − 33,333 = 66,667 empty ones.
+            #expect(try row.int("null_notes") == 33_333)
+            #expect(try row.int("empty_notes") == 66_667)
+            #expect(try row.int("wrong_tags") == 0)
+        }
+    }
+
+    @Test func aThrowInsideAbortsTheCopyAndKeepsTheConnection() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            try connection.execute("CREATE TABLE t (id int)", purpose: "creating t")
+            #expect(throws: Abandon.self) {
+                // 300,000 rows are more than one 256 KiB chunk, so some already reached
+                // the server before the throw.
+                try connection.copyIn("COPY t (id) FROM STDIN", purpose: "loading t") { writer in
+                    for id in 1...300_000 { try writer.addRow([id]) }
+                    throw Abandon()
+                }
+            }
+            #expect(try connection.query("SELECT count(*) FROM t", purpose: "counting").singleRow().int(0) == 0)
+        }
+    }
+
+    @Test func badDataFailsWithTheServersSQLStateAndKeepsTheConnection() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            try connection.execute("CREATE TABLE t (id int)", purpose: "creating t")
+            let error = try #require(throws: PostgresError.self) {
+                try connection.copyIn("COPY t (id) FROM STDIN", purpose: "loading t") { writer in
+                    try writer.addRow([1])
+                    try writer.addRow(["not a number"])
+                }
+            }
+            #expect(error.code == .copyFailed)
+            #expect(error.sqlState == "22P02")
+            #expect(error.description.contains("loading t"))
+            #expect(try connection.query("SELECT count(*) FROM t", purpose: "counting").singleRow().int(0) == 0)
+        }
+    }
+
+    @Test func copyIntoAMissingTableFailsWith42P01() throws {
+        let connection = try serverConnection()
+        let error = try #require(throws: PostgresError.self) {
+            try connection.copyIn("COPY missing_table FROM STDIN", purpose: "loading nothing") { _ in }
+        }
+        #expect(error.sqlState == "42P01")
+        #expect(try connection.query("SELECT 1", purpose: "checking").singleRow().int(0) == 1)
+    }
+
+    @Test func aNulCharacterIsRefusedAndTheCopyAborted() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            try connection.execute("CREATE TABLE t (name text)", purpose: "creating t")
+            let error = try #require(throws: PostgresError.self) {
+                try connection.copyIn("COPY t (name) FROM STDIN", purpose: "loading t") { writer in
+                    try writer.addRow(["fine"])
+                    try writer.addRow(["bad\u{0}"])
+                }
+            }
+            #expect(error.code == .invalidParameter)
+            #expect(try connection.query("SELECT count(*) FROM t", purpose: "counting").singleRow().int(0) == 0)
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Postgres
+import Testing
+
+/// Values sent as parameters come back exactly (compared as UTF-8 bytes, because
+/// Swift's `==` treats "é" and "e\u{301}" as equal while PostgreSQL stores different bytes).
+@Suite struct ParameterRoundTripTests {
+    static let oddStrings: [String] = [
+        "it's",
+        #"say "hi""#,
+        #"back\slash \\ \n literal"#,
+        "'; DROP TABLE x; --",
+        "$1 and $2",
+        "tab\tnew\nline\r\n",
+        "Zoë",
+        "e\u{301}",                 // e + combining acute accent, not precomposed
+        "👩‍👩‍👧 family, 🇩🇪 flag",
+        "日本語テキスト",
+        "",
+        String(repeating: "ab€", count: 3_500),   // 3,500 × 5 bytes = 17,500 bytes
+    ]
+
+    @Test(arguments: oddStrings)
+    func textSurvivesExactly(text: String) throws {
+        let connection = try serverConnection()
+        let row = try connection.query(
+            "SELECT $1::text AS value, octet_length($1::text) AS bytes, $1::text IS NULL AS is_null",
+            [text], purpose: "echoing text"
+        ).singleRow()
+        #expect(Array(try row.string("value").utf8) == Array(text.utf8))
+        #expect(try row.int("bytes") == text.utf8.count)
+        #expect(try row.bool("is_null") == false)
+    }
+
+    @Test func nullIsNotTheEmptyString() throws {
+        let connection = try serverConnection()
+        let row = try connection.query(
+            "SELECT $1::text AS a, $2::text AS b, $1::text IS NULL AS a_null, $2::text IS NULL AS b_null",
+            [nil, ""], purpose: "echoing NULL and empty"
+        ).singleRow()
+        #expect(try row.optionalString("a") == nil)
+        #expect(try row.isNull("a"))
+        #expect(try row.optionalString("b") == "")
+        #expect(try row.bool("a_null") == true)
+        #expect(try row.bool("b_null") == false)
+    }
+
+    @Test(arguments: [Int64.min, -1, 0, 1, Int64.max])
+    func int64Extremes(value: Int64) throws {
+        let connection = try serverConnection()
+        let row = try connection.query("SELECT $1::bigint", [value], purpose: "echoing bigint").singleRow()
+        #expect(try row.int64(0) == value)
+    }
+
+    @Test func intInt32BoolAndDoubleRoundTrip() throws {
+        let connection = try serverConnection()
+        let row = try connection.query(
+            "SELECT $1::int AS i32, $2::bigint AS i, $3::boolean AS t, $4::boolean AS f, "
+                + "$5::float8 AS tenth, $6::float8 AS inf, $7::float8 AS nan, $8::float8 AS tiny",
+            [Int32.min, Int.max, true, false, 0.1, -Double.infinity, Double.nan, Double.leastNonzeroMagnitude],
+            purpose: "echoing scalars"
+        ).singleRow()
+        #expect(try row.int32("i32") == Int32.min)
+        #expect(try row.int("i") == Int.max)
+        #expect(try row.bool("t") == true)
+        #expect(try row.bool("f") == false)
+        // float8 output is shortest-exact since PostgreSQL 12, so 0.1 reads back as 0.1.
+        #expect(try row.double("tenth") == 0.1)
+        #expect(try row.double("inf") == -Double.infinity)
+        #expect(try row.double("nan").isNaN)
+        #expect(try row.double("tiny") == Double.leastNonzeroMagnitude)   // 4.9e-324, the smallest subnormal
+    }
+
+    @Test func byteaCarriesEveryByteValue() throws {
+        let connection = try serverConnection()
+        let bytes = (0...255).map { UInt8($0) } + [0, 0, 255]
+        let row = try connection.query(
+            "SELECT $1::bytea AS b, length($1::bytea) AS n", [bytes], purpose: "echoing bytea"
+        ).singleRow()
+        #expect(try row.bytes("b") == bytes)
+        #expect(try row.int("n") == 259)   // 256 + 3
+    }
+
+    @Test func textArraysRoundTripThroughTheServer() throws {
+        let connection = try serverConnection()
+        let elements: [String?] = ["plain", "b c", nil, #"x"y"#, #"back\slash"#, "NULL", "", "{,}", "é 🥑"]
+        let row = try connection.query(
+            "SELECT $1::text[] AS a, cardinality($1::text[]) AS n, ($1::text[])[3] IS NULL AS third_null, "
+                + "($1::text[])[6] AS sixth",
+            [elements], purpose: "echoing text[]"
+        ).singleRow()
+        #expect(try row.stringArray("a") == elements)
+        #expect(try row.int("n") == 9)
+        #expect(try row.bool("third_null"))
+        #expect(try row.string("sixth") == "NULL")   // the string, not a NULL
+    }
+
+    @Test func nonOptionalStringArraysAndEmptyArrays() throws {
+        let connection = try serverConnection()
+        let row = try connection.query(
+            "SELECT $1::text[] AS a, $2::text[] AS e, cardinality($2::text[]) AS n",
+            [["vegan", "gluten free"], [String]()], purpose: "echoing arrays"
+        ).singleRow()
+        #expect(try row.stringArray("a") == ["vegan", "gluten free"])
+        #expect(try row.stringArray("e") == [])
+        #expect(try row.int("n") == 0)
+    }
+
+    @Test func textWithANulCharacterIsRefusedBeforeSending() throws {
+        let connection = try serverConnection()
+        let error = try #require(throws: PostgresError.self) {
+            try connection.query("SELECT $1::text", ["a\u{0}b"], purpose: "echoing a NUL")
+        }
+        #expect(error.code == .invalidParameter)
+        #expect(error.description.contains("$1"))
+    }
+}
