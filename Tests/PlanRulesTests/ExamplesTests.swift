@@ -72,7 +72,7 @@ struct Example: Sendable, CustomTestStringConvertible {
             mealsPerDay: Self.optionalNumberText(row["meals_per_day"]).flatMap { Int($0) },
             timezone: Self.optionalString(row["timezone"]),
             onboardingCompleted: { if case .bool(let b) = row["onboarding_completed"] { b } else { nil } }(),
-            updatedAt: try Self.optionalString(row["updated_at"]).map(Self.instant))
+            updatedAt: try Self.optionalString(row["updated_at"]).map { try need(Instant(rfc3339: $0)) })
         planDate = try need(LocalDate(iso8601: Self.string(json["plan_date"])))
         reasons = try need(Self.optionalStringArray(json["reasons"])).map { try need(DueReason(rawValue: $0 ?? "")) }
         if let previousJSON = json["previous"], previousJSON != .null {
@@ -95,17 +95,6 @@ struct Example: Sendable, CustomTestStringConvertible {
 
     static func optionalStringArray(_ value: JSONValue?) -> [String?]? {
         if case .array(let items) = value { items.map(optionalString) } else { nil }
-    }
-
-    /// `2026-03-01T09:00:00.000000Z`, the only form the fixture uses.
-    static func instant(_ text: String) throws -> Instant {
-        let parts = text.split(whereSeparator: { "T:.Z".contains($0) })
-        guard parts.count == 5 else { throw FixtureError(description: "bad instant \(text)") }
-        let day = try need(LocalDate(iso8601: parts[0]))
-        let hour = try need(Int64(parts[1])), minute = try need(Int64(parts[2]))
-        let second = try need(Int64(parts[3])), micros = try need(Int64(parts[4]))
-        let seconds = Int64(day.daysSinceEpoch) * 86_400 + hour * 3600 + minute * 60 + second
-        return Instant(microsecondsSinceEpoch: seconds * 1_000_000 + micros)
     }
 }
 
