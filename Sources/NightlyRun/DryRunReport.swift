@@ -5,17 +5,21 @@ import PlanRules
 /// never mistaken for a notification line).
 enum DryRunReport {
     static func line(userID: Int64, evaluation: Evaluation, diffJSON: String?, notificationLine: String?) -> String {
-        var out = #"{"dry_run":true,"user_id":"# + String(userID)
-        out += #","plan_date":""# + evaluation.planDate.description + #"""#
-        out += #","outcome":""# + "\(evaluation.outcome)" + #"""#
-        out += #","reasons":["# + evaluation.reasons.map { #"""# + $0.rawValue + #"""# }.joined(separator: ",") + "]"
-        out += #","diff":"# + (diffJSON ?? "null")
-        out += #","notification":"# + (notificationLine ?? "null")
-        out += #","rejections":["#
-        out += evaluation.rejections.map {
-            JSONValue.object([JSONMember(key: "field", value: .string($0.field.rawValue)),
-                              JSONMember(key: "message", value: .string($0.message))]).jsonString
+        let reasons = evaluation.reasons.map { "\"\($0.rawValue)\"" }.joined(separator: ",")
+        let rejections = evaluation.rejections.map { rejection -> String in
+            let object = JSONValue.object([
+                JSONMember(key: "field", value: .string(rejection.field.rawValue)),
+                JSONMember(key: "message", value: .string(rejection.message)),
+            ])
+            return object.jsonString
         }.joined(separator: ",")
-        return out + "]}"
+        var out = "{\"dry_run\":true,\"user_id\":\(userID)"
+        out += ",\"plan_date\":\"\(evaluation.planDate)\""
+        out += ",\"outcome\":\"\(evaluation.outcome)\""
+        out += ",\"reasons\":[\(reasons)]"
+        out += ",\"diff\":\(diffJSON ?? "null")"
+        out += ",\"notification\":\(notificationLine ?? "null")"
+        out += ",\"rejections\":[\(rejections)]}"
+        return out
     }
 }

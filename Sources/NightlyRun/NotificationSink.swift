@@ -5,44 +5,58 @@ import Darwin
 #endif
 
 /// Where notification JSON lines go: stdout (default) or a file given by
-/// `--notifications FILE`, opened for appending. Every `emit` is flushed before it
-/// returns, because the outbox marks lines emitted right after.
+/// `--notifications FILE`, opened for appending. `emit` returns only once every byte
+/// was handed to the kernel, because the outbox marks the lines emitted right after.
+///
+/// The process must ignore SIGPIPE (the CLI does) so that a closed pipe becomes a
+/// thrown error — lines stay pending — instead of killing the run.
 public final class NotificationSink {
-    private let stream: UnsafeMutablePointer<FILE>
-    private let ownsStream: Bool
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
     public let destination: String
 
     public static func standardOutput() -> NotificationSink {
-        NotificationSink(stream: stdout, ownsStream: false, destination: "stdout")
+        NotificationSink(descriptor: STDOUT_FILENO, ownsDescriptor: false, destination: "stdout")
     }
 
     public static func appending(toFile path: String) throws -> NotificationSink {
-        guard let file = fopen(path, "a") else {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
             throw RunError.notificationFile(path: path, reason: String(cString: strerror(errno)))
         }
-        return NotificationSink(stream: file, ownsStream: true, destination: path)
+        return NotificationSink(descriptor: fd, ownsDescriptor: true, destination: path)
     }
 
-    private init(stream: UnsafeMutablePointer<FILE>, ownsStream: Bool, destination: String) {
-        self.stream = stream
-        self.ownsStream = ownsStream
+    private init(descriptor: Int32, ownsDescriptor: Bool, destination: String) {
+        self.descriptor = descriptor
+        self.ownsDescriptor = ownsDescriptor
         self.destination = destination
     }
 
     deinit {
-        if ownsStream { fclose(stream) }
+        if ownsDescriptor { close(descriptor) }
     }
 
-    /// Writes each line plus a newline, then flushes. Throws on a write error (a closed
-    /// pipe, a full disk) so the lines stay pending in the outbox.
+    /// Writes each line followed by a newline. Throws on a write error (a closed pipe, a
+    /// full disk) so the caller leaves the lines pending in the outbox.
     public func emit(_ lines: [String]) throws {
+        guard !lines.isEmpty else { return }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
         for line in lines {
-            var ok = fputs(line, stream) >= 0
-            ok = ok && fputc(0x0A, stream) != EOF
-            if !ok { throw RunError.notificationWrite(destination: destination, reason: String(cString: strerror(errno))) }
+            buffer.append(contentsOf: line.utf8)
+            buffer.append(0x0A)
         }
-        if fflush(stream) != 0 {
-            throw RunError.notificationWrite(destination: destination, reason: String(cString: strerror(errno)))
+        try buffer.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw RunError.notificationWrite(destination: destination, reason: String(cString: strerror(errno)))
+                }
+                offset += written
+            }
         }
     }
 }

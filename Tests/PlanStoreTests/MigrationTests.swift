@@ -1,0 +1,138 @@
+import Foundation
+import PlanStore
+import Postgres
+import TestSupport
+import Testing
+
+@Suite struct MigrationTests {
+    /// The .sql files are the source of truth; the binary carries copies.
+    @Test func embeddedMigrationsMatchTheSQLFiles() throws {
+        let sqlDirectory = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("sql")
+        func files(in directory: URL, prefix: String) throws -> [Migration] {
+            try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasSuffix(".sql") && $0.first?.isNumber == true }
+                .sorted()
+                .map { file in
+                    Migration(name: prefix + String(file.dropLast(4)),
+                              sql: try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8))
+                }
+        }
+        let onDisk = try files(in: sqlDirectory, prefix: "")
+        let reference = try files(in: sqlDirectory.appendingPathComponent("reference"), prefix: "reference/")
+        #expect(!onDisk.isEmpty)
+        #expect(Migration.planRegen == onDisk, "sql/ changed: run sql/embed.sh")
+        #expect(Migration.reference == reference, "sql/reference changed: run sql/embed.sh")
+    }
+
+    @Test func migratingTwiceAppliesEachMigrationOnce() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            let migrator = Migrator(connection: connection)
+            let first = try migrator.apply(Migration.reference + Migration.planRegen)
+            #expect(first == (Migration.reference + Migration.planRegen).map(\.name))
+            let second = try migrator.apply(Migration.reference + Migration.planRegen)
+            #expect(second.isEmpty)
+            try migrator.checkUpToDate()
+            let tables = try connection.query(
+                """
+                SELECT count(*) FROM information_schema.tables WHERE table_name = ANY($1::text[])
+                """,
+                [["user_settings", "plan_state", "plan_history", "notification_outbox", "plan_runs",
+                  "plan_rejections", "plan_watermarks"]],
+                purpose: "counting tables")
+            #expect(try tables.singleRow().int(0) == 7)
+        }
+    }
+
+    @Test func concurrentMigrationsFromTwoSessionsBothSucceed() throws {
+        try TestDatabase.withFresh { database in
+            let conninfo = database.conninfo
+            let results = ConcurrentResults()
+            let group = DispatchGroup()
+            for _ in 0..<2 {
+                group.enter()
+                Thread.detachNewThread {
+                    defer { group.leave() }
+                    do {
+                        let connection = try PostgresConnection(conninfo: conninfo)
+                        results.append(.success(try Migrator(connection: connection).apply(Migration.planRegen)))
+                    } catch {
+                        results.append(.failure(error))
+                    }
+                }
+            }
+            group.wait()
+            let applied = try results.values.map { try $0.get() }
+            // Exactly one session applied everything; the other found nothing to do.
+            #expect(applied.map(\.count).sorted() == [0, Migration.planRegen.count])
+            let count = try database.connect().query(
+                "SELECT count(*) FROM plan_regen_migrations", purpose: "counting migrations")
+            #expect(try count.singleRow().int(0) == Migration.planRegen.count)
+        }
+    }
+
+    @Test func aDatabaseBehindTheBinaryIsRefused() throws {
+        try TestDatabase.withFresh { database in
+            let migrator = Migrator(connection: try database.connect())
+            #expect {
+                try migrator.checkUpToDate()
+            } throws: { error in
+                guard case StoreError.schemaBehind(let pending) = error else { return false }
+                return pending == Migration.planRegen.map(\.name)
+                    && "\(error)".contains("run `plan-regen migrate`")
+            }
+        }
+    }
+
+    @Test func aDatabaseAheadOfTheBinaryIsRefused() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            let migrator = Migrator(connection: connection)
+            try migrator.apply(Migration.planRegen)
+            try connection.execute(
+                "INSERT INTO plan_regen_migrations (name, checksum) VALUES ($1, $2)",
+                ["9999_from_the_future", "0"], purpose: "faking a newer schema")
+            #expect {
+                try migrator.checkUpToDate()
+            } throws: { error in
+                guard case StoreError.schemaAhead(let unknown) = error else { return false }
+                return unknown == ["9999_from_the_future"]
+            }
+        }
+    }
+
+    @Test func anEditedMigrationIsRefused() throws {
+        try TestDatabase.withFresh { database in
+            let migrator = Migrator(connection: try database.connect())
+            try migrator.apply(Migration.planRegen)
+            var edited = Migration.planRegen
+            edited[0] = Migration(name: edited[0].name, sql: edited[0].sql + "\n-- edited")
+            #expect {
+                try migrator.apply(edited)
+            } throws: { error in
+                guard case StoreError.migrationEdited(let name) = error else { return false }
+                return name == Migration.planRegen[0].name
+            }
+        }
+    }
+}
+
+/// Collects results from threads.
+final class ConcurrentResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Result<[String], Error>] = []
+
+    func append(_ result: Result<[String], Error>) {
+        lock.lock()
+        storage.append(result)
+        lock.unlock()
+    }
+
+    var values: [Result<[String], Error>] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+}
