@@ -135,7 +135,7 @@ stop() {
     dir="$(cd "$dir" && pwd)"
     [[ -f "$dir/$MARKER" ]] || die "$dir is not a pg-cluster directory; refusing to delete it"
     if [[ -f "$dir/data/postmaster.pid" ]]; then
-        if ! as_owner "$BINDIR/pg_ctl" -D "$dir/data" -m fast -w -t 60 stop >&2 && is_running "$dir"; then
+        if ! as_owner "$BINDIR/pg_ctl" -D "$dir/data" -m fast -w -t 60 -s stop >&2 && is_running "$dir"; then
             die "could not stop the server in $dir"
         fi
     fi

@@ -79,7 +79,7 @@ public struct PostgresError: Error, CustomStringConvertible, Hashable, Sendable 
         var line: String
         switch code {
         case .connectionFailed:
-            line = "cannot connect to PostgreSQL while \(purpose): \(message)"
+            line = "cannot connect to PostgreSQL: \(message)"
         case .connectionLost:
             line = "database went away while \(purpose): \(message)"
         case .decodingFailed:
