@@ -104,4 +104,20 @@ struct PlanComputationTests {
                                 reasons: [.created], currentPlan: first)
         #expect(again == first)
     }
+
+    @Test(arguments: [("infinity", false), ("10000-01-01", false), ("-infinity", true), ("0044-03-15 BC", true)])
+    func targetDatesBeyondFourDigitYearsStillMakeSnapshotsThatReadBack(targetDate: String, passed: Bool) throws {
+        let row = UserSettingsRow(userID: 1, dateOfBirth: "1993-06-15", gender: "male", heightCm: "178.0",
+                                  currentWeightKg: "82.0", targetWeightKg: "75.0", primaryGoal: "lose_weight",
+                                  targetDate: targetDate, activityLevel: "moderately_active", onboardingCompleted: true)
+        let judgement = judge(row, planDate: Self.planDate, zones: ZoneDatabase(knownNames: ["UTC"], version: "test"))
+        guard case .valid(let settings) = judgement else {
+            Issue.record("judged \(judgement)")
+            return
+        }
+        let plan = computePlan(from: settings, planDate: Self.planDate, reasons: [.created], currentPlan: nil)
+        #expect(plan.flags.contains(.targetDatePassed) == passed)
+        #expect(!plan.flags.contains(.timelineUnrealistic))
+        #expect(try Snapshot(json: plan.jsonBytes()) == plan)
+    }
 }
