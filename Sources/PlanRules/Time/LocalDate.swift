@@ -20,6 +20,12 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         self.daysSinceEpoch = era * 146_097 + doe - 719_468
     }
 
+    /// The date of a second counted on a local (or UTC) wall clock since 1970-01-01T00:00.
+    init(wallSecondsSinceEpoch seconds: Int64) {
+        let (q, r) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        self.daysSinceEpoch = Int(r < 0 ? q - 1 : q)
+    }
+
     /// Hinnant's `civil_from_days`.
     public var components: (year: Int, month: Int, day: Int) {
         let z = daysSinceEpoch + 719_468
@@ -36,6 +42,20 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     public var year: Int { components.year }
     public var month: Int { components.month }
     public var day: Int { components.day }
+
+    /// Day of the week, 0 = Sunday … 6 = Saturday (the numbering of POSIX TZ rules'
+    /// `Mm.w.d`). 1970-01-01, day 0, was a Thursday.
+    public var dayOfWeek: Int {
+        let r = (daysSinceEpoch + 4) % 7
+        return r < 0 ? r + 7 : r
+    }
+
+    /// The date, or nil when the day does not exist (`2023-02-29`, month 13, day 0).
+    public init?(validatingYear year: Int, month: Int, day: Int) {
+        guard (1...12).contains(month), day >= 1, day <= Self.daysInMonth(year: year, month: month)
+        else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
 
     public func adding(days: Int) -> LocalDate {
         LocalDate(daysSinceEpoch: daysSinceEpoch + days)
@@ -62,10 +82,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               let y = Self.digits(bytes[0..<4]), let m = Self.digits(bytes[5..<7]),
-              let d = Self.digits(bytes[8..<10]),
-              (1...12).contains(m), d >= 1, d <= Self.daysInMonth(year: y, month: m)
+              let d = Self.digits(bytes[8..<10])
         else { return nil }
-        self.init(year: y, month: m, day: d)
+        self.init(validatingYear: y, month: m, day: d)
     }
 
     public init?(iso8601 text: String) { self.init(iso8601: Substring(text)) }
@@ -78,7 +97,7 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
         }
     }
 
-    private static func digits(_ bytes: ArraySlice<UInt8>) -> Int? {
+    static func digits(_ bytes: ArraySlice<UInt8>) -> Int? {
         var value = 0
         for b in bytes {
             guard b >= 48, b <= 57 else { return nil }

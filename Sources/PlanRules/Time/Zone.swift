@@ -1,91 +1,59 @@
-import Foundation
-
-// PLACEHOLDER implementation over Foundation.TimeZone so the rest of PlanRules can be
-// written against this API today. The time-zone work replaces the internals (exact,
-// fast, table driven) but keeps these public signatures.
-
-/// The rules of one IANA time zone: UTC offsets over time, local dates, local midnights.
+/// The rules of one IANA time zone: UTC offsets over time, local dates, local midnights
+/// (plan-rules.md section 2). Obtain one from `ZoneDatabase.zone(named:)`.
 public final class Zone: Sendable {
     /// The name as the user's row wrote it (`US/Eastern` stays `US/Eastern`).
     public let name: String
-    private let timeZone: TimeZone
+    /// Internal so tests can walk the offset changes when they look for unusual days.
+    let table: OffsetTable
 
-    init?(name: String) {
-        guard let tz = TimeZone(identifier: name) else { return nil }
+    init(name: String, table: OffsetTable) {
         self.name = name
-        self.timeZone = tz
+        self.table = table
     }
 
     /// Seconds east of UTC in effect at `instant`.
     public func utcOffsetSeconds(at instant: Instant) -> Int {
-        timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(instant.secondsSinceEpoch)))
+        table.offset(at: instant.secondsSinceEpoch)
     }
 
     /// The local calendar date at `instant` (plan-rules.md section 2, "Plan date").
     public func localDate(at instant: Instant) -> LocalDate {
-        let local = instant.secondsSinceEpoch + Int64(utcOffsetSeconds(at: instant))
-        return LocalDate(daysSinceEpoch: Int(local >= 0 ? local / 86_400 : (local - 86_399) / 86_400))
+        let second = instant.secondsSinceEpoch
+        return LocalDate(wallSecondsSinceEpoch: second + Int64(table.offset(at: second)))
     }
 
     /// Local midnight of `date`: the first instant whose local date is `date`; where a
     /// DST jump skips 00:00, the first instant that exists; for a date the zone skips
     /// entirely, the next date's midnight.
+    ///
+    /// Where a fall-back just after midnight repeats the end of the previous day
+    /// (America/St_Johns, 2010-11-07), this is still the first midnight, not the second.
     public func startOfDay(_ date: LocalDate) -> Instant {
         localWallTime(date, secondsIntoDay: 0)
     }
 
     /// The first instant whose local wall time is at or after `secondsIntoDay` on `date`
     /// (e.g. 08:00 local for a notification's `deliver_after`).
+    ///
+    /// Dates so far away that the answer lies outside `Instant`'s range give
+    /// `Instant.distantPast` or `Instant.distantFuture`.
     public func localWallTime(_ date: LocalDate, secondsIntoDay: Int) -> Instant {
-        let wall = Int64(date.daysSinceEpoch) * 86_400 + Int64(secondsIntoDay)
-        // Offsets lie within ±26 h; scan candidates from the earliest possible instant.
-        var best: Int64? = nil
-        for offset in stride(from: -26 * 3600, through: 26 * 3600, by: 900) {
-            let t = wall - Int64(offset)
-            let o = Int64(utcOffsetSeconds(at: Instant(secondsSinceEpoch: t)))
-            if t + o >= wall, best == nil || t < best! { best = t }
+        let (dayStart, overflowed) = Int64(date.daysSinceEpoch).multipliedReportingOverflow(by: 86_400)
+        let (wall, overflowedAgain) = dayStart.addingReportingOverflow(Int64(secondsIntoDay))
+        guard !overflowed, !overflowedAgain, wall.magnitude <= Self.maxWallSeconds else {
+            let direction = Double(date.daysSinceEpoch) * 86_400 + Double(secondsIntoDay)
+            return direction < 0 ? .distantPast : .distantFuture
         }
-        var t = best!
-        // Step back to the earliest second whose local wall time is still >= wall.
-        var step: Int64 = 900
-        while step >= 1 {
-            let c = t - step
-            if c + Int64(utcOffsetSeconds(at: Instant(secondsSinceEpoch: c))) >= wall { t = c } else { step /= 2 }
-        }
-        return Instant(secondsSinceEpoch: t)
-    }
-}
-
-/// The system's time zone database: which names are known zones (the `Z` and `L` lines
-/// of `/usr/share/zoneinfo/tzdata.zi`, plan-rules.md section 1) and their rules.
-public final class ZoneDatabase: Sendable {
-    public let version: String
-    private let knownNames: Set<String>
-
-    public init(knownNames: Set<String>, version: String) {
-        self.knownNames = knownNames
-        self.version = version
+        let second = table.firstSecond(atOrAfterWall: wall)
+        if second < Self.instantSeconds.lowerBound { return .distantPast }
+        if second > Self.instantSeconds.upperBound { return .distantFuture }
+        return Instant(secondsSinceEpoch: second)
     }
 
-    /// Reads `tzdata.zi` (default `/usr/share/zoneinfo/tzdata.zi`).
-    public static func loadSystem(path: String = "/usr/share/zoneinfo/tzdata.zi") throws -> ZoneDatabase {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
-        var names = Set<String>()
-        var version = "unknown"
-        for line in text.split(separator: "\n") {
-            if line.hasPrefix("# version ") { version = String(line.dropFirst(10)) }
-            let parts = line.split(separator: " ")
-            if parts.first == "Z", parts.count > 1 { names.insert(String(parts[1])) }
-            if parts.first == "L", parts.count > 2 { names.insert(String(parts[2])) }
-        }
-        return ZoneDatabase(knownNames: names, version: version)
-    }
+    /// Whole seconds that an `Instant` (microseconds in an `Int64`) can hold.
+    private static let instantSeconds = (Int64.min / 1_000_000)...(Int64.max / 1_000_000)
 
-    public func isKnown(_ name: String) -> Bool { knownNames.contains(name) }
-
-    /// The zone, or nil when `name` is not a known zone (a validation error, never a crash).
-    public func zone(named name: String) -> Zone? {
-        guard isKnown(name) else { return nil }
-        return Zone(name: name)
-    }
+    /// Wall-clock seconds comfortably beyond `Instant`'s ±9.2 × 10¹² s, small enough that
+    /// the table search cannot overflow.
+    private static let maxWallSeconds: UInt64 = 100_000_000_000_000
 }

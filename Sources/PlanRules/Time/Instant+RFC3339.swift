@@ -1,0 +1,77 @@
+/// RFC 3339 timestamps: how snapshots write `settings_updated_at`, notifications write
+/// `created_at`/`deliver_after`, and ops pass `--as-of` (plan-rules.md sections 6, 7).
+///
+/// Plain integer arithmetic: Foundation's date formatters are slow and carry locale and
+/// calendar settings that must not change a timestamp.
+extension Instant {
+    /// `2026-11-21T10:00:00.123456Z`: always UTC, always six fractional digits.
+    ///
+    /// Years outside 0000…9999 (only `distantPast`/`distantFuture` get there) are written
+    /// like `LocalDate.description`, with a sign or more digits.
+    public var rfc3339: String {
+        let (seconds, micros) = microsecondsSinceEpoch.quotientAndRemainder(dividingBy: 1_000_000)
+        let (wholeSeconds, fraction) = micros < 0 ? (seconds - 1, micros + 1_000_000) : (seconds, micros)
+        let date = LocalDate(wallSecondsSinceEpoch: wholeSeconds)
+        let secondOfDay = Int(wholeSeconds - Int64(date.daysSinceEpoch) * 86_400)
+        var text = date.description
+        text += "T" + LocalDate.pad(secondOfDay / 3600, 2) + ":" + LocalDate.pad(secondOfDay / 60 % 60, 2)
+        text += ":" + LocalDate.pad(secondOfDay % 60, 2) + "." + LocalDate.pad(Int(fraction), 6) + "Z"
+        return text
+    }
+
+    /// Parses an RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm)`.
+    ///
+    /// `T` and `Z` may be lower case; the fraction has 1 to 9 digits, and digits past the
+    /// microsecond are dropped (truncating toward the past). A leap second (`:60`) reads as
+    /// the second after `:59`, as PostgreSQL reads it. Anything else, including dates that
+    /// do not exist and a space instead of `T`, is rejected.
+    public init?(rfc3339 text: String) {
+        let b = Array(text.utf8)
+        func digits(_ range: Range<Int>) -> Int? {
+            range.upperBound <= b.count ? LocalDate.digits(b[range]) : nil
+        }
+        func byte(_ index: Int, is allowed: String) -> Bool {
+            index < b.count && allowed.utf8.contains(b[index])
+        }
+        guard let year = digits(0..<4), byte(4, is: "-"), let month = digits(5..<7), byte(7, is: "-"),
+              let day = digits(8..<10), byte(10, is: "Tt"),
+              let hour = digits(11..<13), byte(13, is: ":"), let minute = digits(14..<16), byte(16, is: ":"),
+              let second = digits(17..<19),
+              let date = LocalDate(validatingYear: year, month: month, day: day),
+              hour <= 23, minute <= 59, second <= 60
+        else { return nil }
+
+        var index = 19
+        var micros: Int64 = 0
+        if byte(index, is: ".") {
+            index += 1
+            let start = index
+            while index < b.count, index - start < 10, let digit = digits(index..<index + 1) {
+                if index - start < 6 { micros = micros * 10 + Int64(digit) }
+                index += 1
+            }
+            let count = index - start
+            guard (1...9).contains(count) else { return nil }
+            for _ in count..<max(count, 6) { micros *= 10 }
+        }
+
+        var offsetSeconds = 0
+        if byte(index, is: "Zz") {
+            index += 1
+        } else if byte(index, is: "+-") {
+            let sign = b[index] == UInt8(ascii: "-") ? -1 : 1
+            guard let offsetHours = digits(index + 1..<index + 3), byte(index + 3, is: ":"),
+                  let offsetMinutes = digits(index + 4..<index + 6), offsetHours <= 23, offsetMinutes <= 59
+            else { return nil }
+            offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
+            index += 6
+        } else {
+            return nil
+        }
+        guard index == b.count else { return nil }
+
+        let utcSeconds = Int64(date.daysSinceEpoch) * 86_400
+            + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
+        self.init(microsecondsSinceEpoch: utcSeconds * 1_000_000 + micros)
+    }
+}
