@@ -8,7 +8,7 @@ private func zone(_ name: String) throws -> Zone {
 }
 
 private func instant(_ text: String) throws -> Instant {
-    try #require(InterimRFC3339.parse(text))
+    try #require(Instant(rfc3339: text))
 }
 
 private func string(_ value: JSONValue?) throws -> String {

@@ -156,6 +156,6 @@ func rfc3339Text(_ instant: Instant) -> String {
     switch instant {
     case .distantFuture: "infinity"
     case .distantPast: "-infinity"
-    default: InterimRFC3339.format(instant)
+    default: instant.rfc3339
     }
 }

@@ -170,7 +170,7 @@ private struct FieldReader {
         case "infinity": return .distantFuture
         case "-infinity": return .distantPast
         default:
-            guard let instant = InterimRFC3339.parse(text) else {
+            guard let instant = Instant(rfc3339: text) else {
                 throw error(key, "expected an RFC 3339 timestamp, found \"\(text)\"")
             }
             return instant

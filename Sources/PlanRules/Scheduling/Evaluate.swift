@@ -1,0 +1,193 @@
+/// The decision the nightly run makes for one user at one instant (plan-rules.md
+/// sections 1.1, 1.2 and 2). Pure: everything it needs comes in, everything to do goes
+/// out in the `Evaluation`.
+///
+/// - Parameters:
+///   - row: the live `user_settings` row; nil when the user has none.
+///   - state: what the job remembers about the user; nil before the first evaluation.
+///   - now: the run's instant (`--as-of` when given); also the notification's `created_at`.
+///   - manualRerun: ops asked for this user (`--user`).
+///
+/// Readings of the spec this function makes (each from the spec's words):
+/// - `settings_changed`, `phase_switch`, `birthday` and `rules_changed` need a current
+///   plan; the first plan lists only `created` (examples.jsonl: a row written the day
+///   before its first plan has reasons `["created"]`).
+/// - A row version counts as seen (`seenUpdatedAt`) once it was used as effective inputs
+///   or judged incomplete/invalid; a change still waiting for its midnight is not seen,
+///   so a birthday or phase switch regenerated meanwhile does not swallow it.
+/// - A manual rerun evaluates the other reasons at the plan date it recomputes
+///   (max(D, E)), with the live row as the effective inputs. When the live row is
+///   incomplete or invalid it is recorded again, and the user is then treated exactly
+///   as a scheduled run would (reasons without `manual_rerun`).
+/// - Without a `user_settings` row nothing happens on its own (the user is not in the
+///   table the job reads); a manual rerun reports `unknownUser`.
+public func evaluate(row: UserSettingsRow?, state: UserPlanState?, at now: Instant,
+                     manualRerun: Bool, zones: ZoneDatabase) -> Evaluation {
+    let state = state ?? UserPlanState()
+    guard let row, let zone = planDateZone(row: row, currentPlan: state.currentPlan, zones: zones) else {
+        return Evaluation(planDate: LocalDate(wallSecondsSinceEpoch: now.secondsSinceEpoch), reasons: [],
+                          outcome: manualRerun && row == nil ? .unknownUser : .notDue, history: nil,
+                          notification: nil, rejections: [], recordedIncomplete: false, newState: state,
+                          nextScheduledCheck: nil)
+    }
+    var decision = UserDecision(row: row, state: state, now: now, zone: zone, zones: zones)
+    if manualRerun { decision.manualRerun() } else { decision.scheduledRun() }
+    return decision.evaluation()
+}
+
+/// The working state of one `evaluate` call.
+private struct UserDecision {
+    let row: UserSettingsRow
+    let now: Instant
+    let zone: Zone
+    let zones: ZoneDatabase
+    /// D: the user's plan date at `now`.
+    let today: LocalDate
+    var state: UserPlanState
+    var planDate: LocalDate
+    var reasons: [DueReason] = []
+    var regenerated = false
+    var history: HistoryEntry?
+    var notification: PlanNotification?
+    var rejections: [FieldRejection] = []
+    var judgedUnusable = false
+    var recordedIncomplete = false
+
+    init(row: UserSettingsRow, state: UserPlanState, now: Instant, zone: Zone, zones: ZoneDatabase) {
+        self.row = row
+        self.state = state
+        self.now = now
+        self.zone = zone
+        self.zones = zones
+        self.today = zone.localDate(at: now)
+        self.planDate = today
+    }
+
+    var version: RowVersion { RowVersion(updatedAt: row.updatedAt, state: state) }
+
+    // MARK: Scheduled run
+
+    /// Section 2's scheduled reasons at D; nothing for a date on or before E.
+    mutating func scheduledRun() {
+        guard let current = state.currentPlan else {
+            // created: the first plan at once, from a complete, valid row.
+            guard !version.isRecordedAsUnusable, let live = judgeLiveRow(at: today) else { return }
+            regenerate(from: live, planDate: today, reasons: [.created], usedLiveRow: true)
+            return
+        }
+        let lastEvaluated = state.lastEvaluatedDate ?? current.planDate
+        guard today > lastEvaluated else { return }
+
+        // The live row becomes the effective inputs once its midnight has passed, if it is
+        // complete and valid; a version already recorded as unusable is not judged again.
+        let liveRowInEffect = version.isBefore(zone.startOfDay(today)) && !version.isRecordedAsUnusable
+        var live: ValidSettings?
+        var liveRowJudged = false
+        if liveRowInEffect && version.isUnseen {
+            live = judgeLiveRow(at: today)
+            liveRowJudged = true
+        }
+        var due = dueReasons(settingsChanged: live != nil, currentPlan: current, lastEvaluated: lastEvaluated,
+                             planDate: today, dateOfBirth: live?.dateOfBirth ?? current.inputs.dateOfBirth)
+        guard !due.isEmpty else { return }
+        if liveRowInEffect && !liveRowJudged {
+            // An already seen version, about to be used again: judged at this plan date.
+            live = judgeLiveRow(at: today)
+            if let live {
+                due = dueReasons(settingsChanged: false, currentPlan: current, lastEvaluated: lastEvaluated,
+                                 planDate: today, dateOfBirth: live.dateOfBirth)
+            }
+        }
+        regenerate(from: live ?? ValidSettings(planInputs: current.inputs), planDate: today, reasons: due,
+                   usedLiveRow: live != nil)
+    }
+
+    // MARK: Manual rerun
+
+    /// The plan for max(D, E), recomputed now from the live row, judged (and recorded)
+    /// again even if this version was recorded before.
+    mutating func manualRerun() {
+        let current = state.currentPlan
+        let target = max(today, state.lastEvaluatedDate ?? today)
+        guard let live = judgeLiveRow(at: target) else {
+            scheduledRun()
+            return
+        }
+        var due: [DueReason]
+        if let current {
+            let settingsChanged = version.isUnseen && version.isBefore(zone.startOfDay(target))
+            due = dueReasons(settingsChanged: settingsChanged, currentPlan: current,
+                             lastEvaluated: state.lastEvaluatedDate ?? current.planDate, planDate: target,
+                             dateOfBirth: live.dateOfBirth)
+        } else {
+            due = [.created]
+        }
+        due.append(.manualRerun)
+        regenerate(from: live, planDate: target, reasons: due, usedLiveRow: true)
+    }
+
+    // MARK: Steps
+
+    /// Judges the live row at `date`. An incomplete or invalid version is recorded (once
+    /// per version and rules version; the caller decides whether it was recorded before)
+    /// and counts as seen; nil then.
+    mutating func judgeLiveRow(at date: LocalDate) -> ValidSettings? {
+        switch judge(row, planDate: date, zones: zones) {
+        case .valid(let settings):
+            return settings
+        case .incomplete:
+            recordedIncomplete = true
+        case .rejected(let failures):
+            rejections = failures
+        }
+        judgedUnusable = true
+        state.judgedUpdatedAt = row.updatedAt
+        state.judgedRulesVersion = rulesVersion
+        markSeen()
+        return nil
+    }
+
+    /// Computes the plan; writes a history row (with its notification) only if it changed.
+    /// E always advances, and the seen `updated_at` when the live row was used.
+    mutating func regenerate(from settings: ValidSettings, planDate: LocalDate, reasons: [DueReason],
+                             usedLiveRow: Bool) {
+        let current = state.currentPlan
+        let plan = computePlan(from: settings, planDate: planDate, reasons: reasons, currentPlan: current)
+        self.planDate = planDate
+        self.reasons = reasons
+        regenerated = true
+        state.lastEvaluatedDate = max(state.lastEvaluatedDate ?? planDate, planDate)
+        if usedLiveRow { markSeen() }
+        if let current, !planChanged(from: current, to: plan) { return }
+
+        let earlierRows = current?.planDate == planDate ? state.historyRowsOnCurrentPlanDate : 0
+        history = HistoryEntry(snapshot: plan, previous: current)
+        notification = planNotification(userID: row.userID, previous: current, next: plan, sequence: earlierRows,
+                                        createdAt: now, zone: zones.zone(named: plan.inputs.timezone) ?? zone)
+        state.currentPlan = plan
+        state.historyRowsOnCurrentPlanDate = earlierRows + 1
+    }
+
+    mutating func markSeen() {
+        guard let updatedAt = row.updatedAt else { return }
+        if let seen = state.seenUpdatedAt, seen >= updatedAt { return }
+        state.seenUpdatedAt = updatedAt
+    }
+
+    func evaluation() -> Evaluation {
+        let outcome: Evaluation.Outcome
+        if let history {
+            outcome = history.previous == nil ? .created : .changed
+        } else if regenerated {
+            outcome = .unchanged
+        } else if judgedUnusable {
+            outcome = recordedIncomplete ? .skippedIncomplete : .rejected
+        } else {
+            outcome = .notDue
+        }
+        return Evaluation(planDate: planDate, reasons: reasons, outcome: outcome, history: history,
+                          notification: notification, rejections: rejections,
+                          recordedIncomplete: recordedIncomplete, newState: state,
+                          nextScheduledCheck: nextScheduledCheck(row: row, state: state, zone: zone))
+    }
+}

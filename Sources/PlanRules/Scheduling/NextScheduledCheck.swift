@@ -1,0 +1,39 @@
+/// The earliest instant at which `evaluate` could find a reason for this user without a
+/// new write to the row (plan-rules.md section 2): the run selects users whose check is
+/// due through an index, plus users whose row changed, so this must never be later than
+/// a real change. Candidates, all on dates after E (no scheduled regeneration for a date
+/// on or before E), at that date's local midnight in the plan-date zone:
+///
+/// - a pending settings change: the first midnight after its `updated_at`;
+/// - the current plan's next MATADOR boundary;
+/// - the next birthday of the current plan's date of birth;
+/// - the first date after E when the plan carries another rules version.
+///
+/// nil without a current plan (a first plan is made at once, or waits for the row to
+/// change) and when no candidate exists. A deploy of new rules is not foreseen here: the
+/// run must select the users whose plan or recorded judgement carries another rules
+/// version.
+func nextScheduledCheck(row: UserSettingsRow, state: UserPlanState, zone: Zone) -> Instant? {
+    guard let current = state.currentPlan else { return nil }
+    let lastEvaluated = state.lastEvaluatedDate ?? current.planDate
+    let firstSchedulable = lastEvaluated.adding(days: 1)
+    var candidates: [LocalDate] = []
+
+    let version = RowVersion(updatedAt: row.updatedAt, state: state)
+    if version.isUnseen, !version.isRecordedAsUnusable,
+       let effective = version.firstEffectiveDate(in: zone, notBefore: firstSchedulable) {
+        candidates.append(effective)
+    }
+    if let cycle = matadorCycle(of: current) {
+        candidates.append(cycle.nextPhaseSwitchDate(after: lastEvaluated))
+    }
+    let dateOfBirth = current.inputs.dateOfBirth
+    if age(bornOn: dateOfBirth, at: firstSchedulable) != current.inputs.age {
+        candidates.append(firstSchedulable)
+    } else {
+        candidates.append(nextBirthday(bornOn: dateOfBirth, after: lastEvaluated))
+    }
+    if current.rulesVersion != rulesVersion { candidates.append(firstSchedulable) }
+
+    return candidates.min().map(zone.startOfDay)
+}

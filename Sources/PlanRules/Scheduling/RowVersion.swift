@@ -1,0 +1,42 @@
+/// How one version of a user's `user_settings` row (identified by its `updated_at`, to
+/// the microsecond) stands against what the job remembers (plan-rules.md sections 1.2
+/// and 2).
+struct RowVersion {
+    /// The row's `updated_at`; nil (NULL) is older than any instant.
+    let updatedAt: Instant?
+    let state: UserPlanState
+
+    /// Later than the last `updated_at` the job saw (the first half of `settings_changed`).
+    var isUnseen: Bool {
+        guard let updatedAt else { return false }
+        guard let seen = state.seenUpdatedAt else { return true }
+        return updatedAt > seen
+    }
+
+    /// This version was already judged incomplete or invalid under the current rules: it
+    /// is recorded once and not retried until the row or the rules version changes.
+    var isRecordedAsUnusable: Bool {
+        state.judgedRulesVersion == rulesVersion && state.judgedUpdatedAt == updatedAt
+    }
+
+    /// Written before `midnight` (settings take effect at the first local midnight after
+    /// `updated_at`). A NULL `updated_at` always is.
+    func isBefore(_ midnight: Instant) -> Bool {
+        guard let updatedAt else { return true }
+        return updatedAt < midnight
+    }
+
+    /// The first date whose local midnight comes after `updated_at`, i.e. the first plan
+    /// date this version can take effect on, in `zone`. nil for `infinity` (never) or a
+    /// NULL `updated_at` (already in effect: any date).
+    func firstEffectiveDate(in zone: Zone, notBefore earliest: LocalDate) -> LocalDate? {
+        guard let updatedAt else { return nil }
+        if updatedAt == .distantFuture { return nil }
+        if updatedAt < zone.startOfDay(earliest) { return earliest }
+        var date = zone.localDate(at: updatedAt).adding(days: 1)
+        // Where a fall-back just after midnight repeats the previous date, the next
+        // date's midnight can still be at or before `updated_at`.
+        while zone.startOfDay(date) <= updatedAt { date = date.adding(days: 1) }
+        return max(date, earliest)
+    }
+}
