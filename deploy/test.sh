@@ -9,25 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-missing() {
-    command -v pg_config >/dev/null 2>&1 || return 0
-    [[ -f "$(pg_config --includedir)/libpq-fe.h" ]] || return 0
-    [[ -x "$(pg_config --bindir)/initdb" || -x /usr/lib/postgresql/15/bin/initdb ]] || return 0
-    [[ -f /usr/share/zoneinfo/tzdata.zi ]] || return 0
-    return 1
-}
-
-if missing; then
-    if [[ $EUID -ne 0 ]]; then
-        echo "test.sh: libpq headers, the PostgreSQL server or tzdata are missing;" \
-             "install them with: sudo apt-get install libpq-dev postgresql tzdata" >&2
-        exit 1
-    fi
-    echo "test.sh: installing libpq-dev postgresql tzdata" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq --no-install-recommends libpq-dev postgresql tzdata >/dev/null
-fi
+deploy/install-deps.sh
 
 cluster_dir="$(mktemp -d "${TMPDIR:-/tmp}/plan-regen-pg.XXXXXX")"
 cleanup() { deploy/pg-cluster.sh stop "$cluster_dir" >/dev/null || true; }
@@ -39,6 +21,9 @@ trap 'exit 143' TERM
 # caller's environment that would point libpq elsewhere.
 unset DATABASE_URL PGHOSTADDR PGSERVICE PGSERVICEFILE PGOPTIONS PGPASSWORD PGPASSFILE PGSSLMODE
 eval "$(deploy/pg-cluster.sh start "$cluster_dir")"
+
+# Tests that start the plan-regen binary as a real process find it beside the tests.
+swift build --product plan-regen
 
 status=0
 swift test "$@" || status=$?

@@ -32,13 +32,15 @@ extension NightlyRunner {
         case .unknownUser:
             outcome.unknownUsers.append(user.userID)
             return
-        case .notDue: break
         case .created: outcome.counts.created += 1
         case .changed: outcome.counts.changed += 1
         case .unchanged: outcome.counts.unchanged += 1
-        case .skippedIncomplete: outcome.counts.skippedIncomplete += 1
-        case .rejected: outcome.counts.rejected += 1
+        case .notDue, .skippedIncomplete, .rejected: break
         }
+        // A row version recorded as incomplete or rejected counts even when a scheduled
+        // event regenerated the plan from the stored inputs in the same evaluation.
+        if evaluation.recordedIncomplete { outcome.counts.skippedIncomplete += 1 }
+        if !evaluation.rejections.isEmpty { outcome.counts.rejected += 1 }
         if !evaluation.reasons.isEmpty { outcome.counts.due += 1 }
 
         let rowUpdatedAt = user.row?.updatedAt
@@ -65,7 +67,7 @@ extension NightlyRunner {
         }
         var notificationLine: String? = nil
         if let notification = evaluation.notification {
-            let line = notification.jsonLine
+            let line = notification.jsonString
             notificationLine = line
             outcome.counts.notifications += 1
             outcome.write.outbox.append(OutboxWrite(

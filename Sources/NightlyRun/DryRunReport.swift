@@ -15,7 +15,7 @@ enum DryRunReport {
         }.joined(separator: ",")
         var out = "{\"dry_run\":true,\"user_id\":\(userID)"
         out += ",\"plan_date\":\"\(evaluation.planDate)\""
-        out += ",\"outcome\":\"\(evaluation.outcome)\""
+        out += ",\"outcome\":\"\(evaluation.outcome.rawValue)\""
         out += ",\"reasons\":[\(reasons)]"
         out += ",\"diff\":\(diffJSON ?? "null")"
         out += ",\"notification\":\(notificationLine ?? "null")"

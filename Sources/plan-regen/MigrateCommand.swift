@@ -16,7 +16,7 @@ struct MigrateCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Flag(help: "Also create the app's reference user_settings table (development, demos, tests).")
+    @ArgumentParser.Flag(help: "Also create the app's reference user_settings table (development, demos, tests).")
     var withReferenceSchema = false
 
     func run() throws {

@@ -38,7 +38,7 @@ struct RunCommand: ParsableCommand {
         "Recompute this user now (reason manual_rerun). Repeatable.", valueName: "id"))
     var users: [Int64] = []
 
-    @Flag(help: "Compute and print what would be written (diffs, notifications); write nothing.")
+    @ArgumentParser.Flag(help: "Compute and print what would be written (diffs, notifications); write nothing.")
     var dryRun = false
 
     @Option(help: ArgumentHelp("Append notification lines to this file instead of stdout.", valueName: "file"))
@@ -68,6 +68,8 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
+        // A closed stdout must become a write error (lines stay in the outbox), not a kill.
+        signal(SIGPIPE, SIG_IGN)
         let logger = connection.makeLogger(label: "plan-regen.run")
         let summary: RunSummary
         do {
