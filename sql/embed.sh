@@ -11,7 +11,9 @@ emit() { # name file
     if grep -q '"""#' "$file"; then echo "embed.sh: $file contains '\"\"\"#'" >&2; exit 1; fi
     printf '        Migration(\n            name: "%s",\n            sql: #"""\n' "$name"
     cat "$file"
-    printf '"""#\n        ),\n'
+    # A raw multi-line literal drops the newline before its closing delimiter: add one
+    # so the embedded text equals the file byte for byte.
+    printf '\n"""#\n        ),\n'
 }
 
 {

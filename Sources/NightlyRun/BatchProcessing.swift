@@ -13,7 +13,7 @@ struct BatchOutcome {
 
 extension NightlyRunner {
     /// Loads and evaluates one batch of users; pure apart from the one read.
-    func process(_ userIDs: [Int64], options: RunOptions, manual: Bool, runID: Int64,
+    func process(_ userIDs: [Int64], store: PlanStore, options: RunOptions, manual: Bool,
                  logger: Logger) throws -> BatchOutcome {
         var outcome = BatchOutcome()
         for user in try store.loadUsers(userIDs) {

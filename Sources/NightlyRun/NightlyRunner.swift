@@ -12,22 +12,28 @@ public struct RunSummary: Sendable {
     public var unknownUsers: [Int64] = []
     /// Partitions another run held, so this run skipped their users.
     public var skippedPartitions: [Int] = []
+    /// The run stopped between batches because a stop was requested (SIGTERM).
+    public var stoppedEarly = false
     public var durationMs: Int64 = 0
 }
 
 /// Runs the nightly job: select due users, evaluate each with the rules, write each
 /// batch in one transaction, then emit the batch's notifications (plan-rules.md §2, §7).
 public struct NightlyRunner {
-    public let store: PlanStore
+    /// Opens a new database connection (one per worker).
+    public let connect: @Sendable () throws -> PostgresConnection
+    public let timeouts: PlanStore.Timeouts
     public let zones: ZoneDatabase
     public let logger: Logger
     public let notifications: NotificationSink
     /// Where `--dry-run` prints what it would write (stdout).
     public let report: NotificationSink
 
-    public init(store: PlanStore, zones: ZoneDatabase, logger: Logger, notifications: NotificationSink,
-                report: NotificationSink) {
-        self.store = store
+    public init(connect: @escaping @Sendable () throws -> PostgresConnection,
+                timeouts: PlanStore.Timeouts = PlanStore.Timeouts(), zones: ZoneDatabase, logger: Logger,
+                notifications: NotificationSink, report: NotificationSink) {
+        self.connect = connect
+        self.timeouts = timeouts
         self.zones = zones
         self.logger = logger
         self.notifications = notifications
@@ -37,6 +43,7 @@ public struct NightlyRunner {
     public func run(_ options: RunOptions) throws -> RunSummary {
         let started = DispatchTime.now()
         var summary = RunSummary()
+        let store = try PlanStore(connection: connect(), timeouts: timeouts)
         try Migrator(connection: store.connection).checkUpToDate()
 
         let manual = !options.manualUsers.isEmpty
@@ -79,7 +86,7 @@ public struct NightlyRunner {
 
         do {
             if !options.dryRun, !held.isEmpty {
-                let leftovers = try emitPending(partitions: held)
+                let leftovers = try emitPending(partitions: held, store: store)
                 if leftovers > 0 {
                     runLogger.notice("emitted notifications left pending by an earlier run",
                                      metadata: ["notifications": "\(leftovers)"])
@@ -103,19 +110,25 @@ public struct NightlyRunner {
 
             var start = 0
             while start < candidates.count {
+                if options.stopRequested() {
+                    summary.stoppedEarly = true
+                    runLogger.notice("stop requested; the batches done so far are committed and emitted",
+                                     metadata: ["users_left": "\(candidates.count - start)"])
+                    break
+                }
                 let batch = Array(candidates[start..<min(start + options.batchSize, candidates.count)])
                 start += batch.count
-                let outcome = try process(batch, options: options, manual: manual, runID: runID, logger: runLogger)
+                let outcome = try process(batch, store: store, options: options, manual: manual, logger: runLogger)
                 summary.unknownUsers += outcome.unknownUsers
                 if options.dryRun {
                     try report.emit(outcome.reportLines)
                 } else {
                     try store.write(outcome.write, runID: runID, generatedAt: options.asOf)
-                    _ = try emitPending(partitions: held)
+                    _ = try emitPending(partitions: held, store: store)
                 }
                 summary.counts += outcome.counts
             }
-            if !options.dryRun, !manual, let newWatermark {
+            if !options.dryRun, !manual, !summary.stoppedEarly, let newWatermark {
                 try store.advanceWatermarks(of: held, to: newWatermark)
             }
         } catch {
@@ -139,7 +152,7 @@ public struct NightlyRunner {
 
     /// Emits every outbox line pending for `partitions`, marking each chunk emitted
     /// after it is flushed. Returns how many lines were emitted.
-    private func emitPending(partitions: [Int]) throws -> Int {
+    private func emitPending(partitions: [Int], store: PlanStore) throws -> Int {
         var emitted = 0
         while true {
             let pending = try store.pendingNotifications(partitions: partitions, limit: 5000)

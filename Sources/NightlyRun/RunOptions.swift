@@ -16,9 +16,13 @@ public struct RunOptions: Sendable {
     /// transaction committed after the previous run read is still seen.
     public var changeLookbackSeconds: Int64
     public var binaryVersion: String
+    /// Asked between batches; true ends the run after the batch in flight is committed
+    /// and emitted (SIGTERM from systemd or Kubernetes).
+    public var stopRequested: @Sendable () -> Bool
 
     public init(asOf: Instant, manualUsers: [Int64] = [], dryRun: Bool = false, batchSize: Int = 2000,
-                shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev") {
+                shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
+                stopRequested: @escaping @Sendable () -> Bool = { false }) {
         self.asOf = asOf
         self.manualUsers = manualUsers
         self.dryRun = dryRun
@@ -26,6 +30,7 @@ public struct RunOptions: Sendable {
         self.shard = shard
         self.changeLookbackSeconds = changeLookbackSeconds
         self.binaryVersion = binaryVersion
+        self.stopRequested = stopRequested
     }
 }
 

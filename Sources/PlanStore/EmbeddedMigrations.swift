@@ -112,6 +112,7 @@ CREATE TABLE plan_watermarks (
     partition           integer PRIMARY KEY,
     settings_watermark  timestamptz NOT NULL
 );
+
 """#
         ),
     ]
@@ -147,6 +148,7 @@ CREATE TABLE IF NOT EXISTS user_settings (
 -- An administrator's step on the app's table (see README, "Indexes on user_settings"):
 -- lets a run find changed rows without scanning every user.
 CREATE INDEX IF NOT EXISTS user_settings_updated_at_idx ON user_settings (updated_at);
+
 """#
         ),
     ]

@@ -25,9 +25,12 @@ struct ConnectionOptions: ParsableArguments {
         return try PostgresConnection.connectFromEnvironment()
     }
 
+    var timeouts: PlanStore.Timeouts {
+        PlanStore.Timeouts(statementTimeoutMs: statementTimeout * 1000, lockTimeoutMs: lockTimeout * 1000)
+    }
+
     func openStore() throws -> PlanStore {
-        try PlanStore(connection: connect(), timeouts: PlanStore.Timeouts(
-            statementTimeoutMs: statementTimeout * 1000, lockTimeoutMs: lockTimeout * 1000))
+        try PlanStore(connection: connect(), timeouts: timeouts)
     }
 
     func makeLogger(label: String) -> Logger {

@@ -81,9 +81,10 @@ struct RunCommand: ParsableCommand {
             }
             let sink = try notifications.map { try NotificationSink.appending(toFile: $0) }
                 ?? .standardOutput()
+            let connection = self.connection
             let runner = NightlyRunner(
-                store: try connection.openStore(), zones: zones, logger: logger,
-                notifications: sink, report: .standardOutput())
+                connect: { try connection.connect() }, timeouts: connection.timeouts, zones: zones,
+                logger: logger, notifications: sink, report: .standardOutput())
             summary = try runner.run(RunOptions(
                 asOf: asOf.flatMap { Instant(rfc3339: $0) } ?? currentInstant(),
                 manualUsers: users, dryRun: dryRun, batchSize: batchSize, shard: shard.flatMap(Shard.init),
