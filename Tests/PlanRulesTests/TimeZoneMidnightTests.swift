@@ -113,6 +113,26 @@ private let datesGoingBack: [String: (count: Int, first: String, last: String)] 
         #expect(zone.localWallTime(day, secondsIntoDay: secondsIntoDay).rfc3339 == expected)
     }
 
+    /// Dates and times beyond `Instant`'s range (±292 271 years) saturate instead of
+    /// overflowing; instants at the ends of the range still have a local date.
+    @Test func extremeInputsSaturate() throws {
+        let zones = try #require(TimeTestFixtures.database)
+        let zone = try #require(zones.zone(named: "America/New_York"))
+        #expect(zone.startOfDay(LocalDate(daysSinceEpoch: .max)) == .distantFuture)
+        #expect(zone.startOfDay(LocalDate(daysSinceEpoch: .min)) == .distantPast)
+        #expect(zone.startOfDay(LocalDate(daysSinceEpoch: 110_000_000)) == .distantFuture)
+        #expect(zone.startOfDay(LocalDate(daysSinceEpoch: -110_000_000)) == .distantPast)
+        #expect(zone.localWallTime(LocalDate(daysSinceEpoch: 0), secondsIntoDay: .max) == .distantFuture)
+        #expect(zone.localWallTime(LocalDate(daysSinceEpoch: 0), secondsIntoDay: .min) == .distantPast)
+        // Int64.max µs is 294247-01-10T04:00:54Z; New York is then at −5 h (January):
+        // 9 January, 23:00:54.
+        #expect(Instant.distantFuture.rfc3339 == "294247-01-10T04:00:54.775807Z")
+        #expect(zone.localDate(at: .distantFuture) == LocalDate(year: 294_247, month: 1, day: 10).adding(days: -1))
+        // Int64.min µs is −290308-12-21T19:59:05Z; local mean time −4:56:02 keeps the 21st.
+        #expect(Instant.distantPast.rfc3339 == "-290308-12-21T19:59:05.224192Z")
+        #expect(zone.localDate(at: .distantPast) == LocalDate(year: -290_308, month: 12, day: 21))
+    }
+
     /// Every known zone, every offset change 1800–2100: a date is skipped exactly where
     /// `skippedDates` says, and local dates go back exactly where `datesGoingBack` says.
     /// Around each change (the days before, of and after it) the midnight properties hold.
