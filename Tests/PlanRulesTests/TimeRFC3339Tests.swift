@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PlanRules
 
@@ -65,6 +66,23 @@ import Testing
     ])
     func rejectsMalformed(text: String) {
         #expect(Instant(rfc3339: text) == nil)
+    }
+
+    /// Every timestamp in the worked examples reads and writes back unchanged.
+    @Test func workedExampleTimestampsRoundTrip() throws {
+        let url = try #require(Bundle.module.url(forResource: "examples", withExtension: "jsonl",
+                                                 subdirectory: "Fixtures"))
+        var timestamps: [String] = []
+        func collect(_ value: Any) {
+            if let text = value as? String, text.count == 27, text.hasSuffix("Z") { timestamps.append(text) }
+            if let object = value as? [String: Any] { object.values.forEach(collect) }
+            if let array = value as? [Any] { array.forEach(collect) }
+        }
+        for line in try String(contentsOf: url, encoding: .utf8).split(separator: "\n") {
+            collect(try JSONSerialization.jsonObject(with: Data(line.utf8)))
+        }
+        #expect(timestamps.count >= 30)
+        #expect(timestamps.allSatisfy { Instant(rfc3339: $0)?.rfc3339 == $0 })
     }
 
     /// Formatting then parsing gives back the instant, over years 1 to 9999 in uneven steps.

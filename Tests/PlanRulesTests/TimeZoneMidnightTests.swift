@@ -113,6 +113,31 @@ private let datesGoingBack: [String: (count: Int, first: String, last: String)] 
         #expect(zone.localWallTime(day, secondsIntoDay: secondsIntoDay).rfc3339 == expected)
     }
 
+    /// The worked examples (plan-rules.md section 7): `deliver_after` is 08:00 local on the
+    /// plan date, or `created_at` if later; the plan date is the local date at `created_at`.
+    @Test func workedExamplesDeliverAtEightLocal() throws {
+        let zones = try #require(TimeTestFixtures.database)
+        let url = try #require(Bundle.module.url(forResource: "examples", withExtension: "jsonl",
+                                                 subdirectory: "Fixtures"))
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
+        var checked = 0
+        for line in lines {
+            let example = try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            guard let notification = example["notification"] as? [String: Any] else { continue }
+            let zoneName = try #require(notification["timezone"] as? String)
+            let planDateText = try #require(notification["plan_date"] as? String)
+            let createdAtText = try #require(notification["created_at"] as? String)
+            let zone = try #require(zones.zone(named: zoneName))
+            let planDate = try #require(LocalDate(iso8601: planDateText))
+            let createdAt = try #require(Instant(rfc3339: createdAtText))
+            let deliverAfter = max(zone.localWallTime(planDate, secondsIntoDay: 8 * 3600), createdAt)
+            #expect(zone.localDate(at: createdAt) == planDate)
+            #expect(deliverAfter.rfc3339 == notification["deliver_after"] as? String)
+            checked += 1
+        }
+        #expect(checked >= 10)
+    }
+
     /// Dates and times beyond `Instant`'s range (±292 271 years) saturate instead of
     /// overflowing; instants at the ends of the range still have a local date.
     @Test func extremeInputsSaturate() throws {
