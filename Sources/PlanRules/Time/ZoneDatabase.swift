@@ -15,6 +15,8 @@ public final class ZoneDatabase: Sendable {
     private let zoneDirectory: String
     private let loaded = Mutex<[String: Zone]>([:])
 
+    /// A database of exactly `knownNames`, read from `zoneDirectory`. Unlike `loadSystem`,
+    /// it does not check up front that each name has a file.
     public init(knownNames: Set<String>, version: String, zoneDirectory: String = "/usr/share/zoneinfo") {
         self.knownNames = knownNames
         self.version = version
