@@ -35,8 +35,9 @@ struct ExamplesTests {
     }
 }
 
-/// One line of the fixture, decoded by the test itself so that the comparison does not
-/// depend on the code under test.
+/// One line of the fixture. The row is read by the test itself (numbers keep their
+/// literal text, as PostgreSQL would send them); `previous` and `expected` are decoded
+/// with `Snapshot(jsonValue:)`, whose own tests check it against the same fixture.
 struct Example: Sendable, CustomTestStringConvertible {
     var title: String
     var row: UserSettingsRow
@@ -50,108 +51,50 @@ struct Example: Sendable, CustomTestStringConvertible {
     static func loadAll() throws -> [Example] {
         let url = try need(Bundle.module.url(forResource: "Fixtures/examples", withExtension: "jsonl"))
         let text = try String(contentsOf: url, encoding: .utf8)
-        return try text.split(separator: "\n").map { line in
-            let object = try need(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            return try Example(object)
-        }
+        return try text.split(separator: "\n").map { try Example(JSONValue(parsing: String($0))) }
     }
 
-    init(_ json: [String: Any]) throws {
-        title = try need(json["title"] as? String)
-        let row = try need(json["row"] as? [String: Any])
+    init(_ json: JSONValue) throws {
+        title = try Self.string(json["title"])
+        let row = try need(json["row"])
         self.row = UserSettingsRow(
-            userID: try need((row["user_id"] as? NSNumber)?.int64Value),
-            dateOfBirth: row["date_of_birth"] as? String,
-            gender: row["gender"] as? String,
-            heightCm: (row["height_cm"] as? NSNumber).map { "\($0.doubleValue)" },
-            currentWeightKg: (row["current_weight_kg"] as? NSNumber).map { "\($0.doubleValue)" },
-            targetWeightKg: (row["target_weight_kg"] as? NSNumber).map { "\($0.doubleValue)" },
-            primaryGoal: row["primary_goal"] as? String,
-            targetDate: row["target_date"] as? String,
-            activityLevel: row["activity_level"] as? String,
-            dietaryPreferences: (row["dietary_preferences"] as? [Any])?.map { $0 as? String },
-            allergies: (row["allergies"] as? [Any])?.map { $0 as? String },
-            mealsPerDay: (row["meals_per_day"] as? NSNumber)?.intValue,
-            timezone: row["timezone"] as? String,
-            onboardingCompleted: (row["onboarding_completed"] as? NSNumber)?.boolValue,
-            updatedAt: try (row["updated_at"] as? String).map(Self.instant))
-        planDate = try Self.date(json["plan_date"])
-        reasons = try Self.reasons(json["reasons"])
-        previous = try (json["previous"] as? [String: Any]).map(Self.snapshot)
-        expected = try Self.snapshot(try need(json["expected"] as? [String: Any]))
+            userID: try need(Int64(Self.numberText(row["user_id"]))),
+            dateOfBirth: Self.optionalString(row["date_of_birth"]),
+            gender: Self.optionalString(row["gender"]),
+            heightCm: Self.optionalNumberText(row["height_cm"]),
+            currentWeightKg: Self.optionalNumberText(row["current_weight_kg"]),
+            targetWeightKg: Self.optionalNumberText(row["target_weight_kg"]),
+            primaryGoal: Self.optionalString(row["primary_goal"]),
+            targetDate: Self.optionalString(row["target_date"]),
+            activityLevel: Self.optionalString(row["activity_level"]),
+            dietaryPreferences: Self.optionalStringArray(row["dietary_preferences"]),
+            allergies: Self.optionalStringArray(row["allergies"]),
+            mealsPerDay: Self.optionalNumberText(row["meals_per_day"]).flatMap { Int($0) },
+            timezone: Self.optionalString(row["timezone"]),
+            onboardingCompleted: { if case .bool(let b) = row["onboarding_completed"] { b } else { nil } }(),
+            updatedAt: try Self.optionalString(row["updated_at"]).map { try need(Instant(rfc3339: $0)) })
+        planDate = try need(LocalDate(iso8601: Self.string(json["plan_date"])))
+        reasons = try need(Self.optionalStringArray(json["reasons"])).map { try need(DueReason(rawValue: $0 ?? "")) }
+        if let previousJSON = json["previous"], previousJSON != .null {
+            previous = try Snapshot(jsonValue: previousJSON)
+        }
+        expected = try Snapshot(jsonValue: try need(json["expected"]))
     }
 
-    static func snapshot(_ json: [String: Any]) throws -> Snapshot {
-        let inputs = try need(json["inputs"] as? [String: Any])
-        let targets = try need(json["targets"] as? [String: Any])
-        let phase = try need(json["phase"] as? [String: Any])
-        let projection = try need(json["projection"] as? [String: Any])
-        return Snapshot(
-            rulesVersion: try need(json["rules_version"] as? String),
-            planDate: try date(json["plan_date"]),
-            reasons: try reasons(json["reasons"]),
-            inputs: Snapshot.Inputs(
-                dateOfBirth: try date(inputs["date_of_birth"]),
-                age: try int(inputs["age"]),
-                gender: try need(Gender(rawValue: inputs["gender"] as? String ?? "")),
-                heightTenthsCm: try scaled(inputs["height_cm"], by: 10),
-                weightReportedTenthsKg: try scaled(inputs["weight_kg_reported"], by: 10),
-                weightBasisTenthsKg: try scaled(inputs["weight_kg_basis"], by: 10),
-                primaryGoal: try need(PrimaryGoal(rawValue: inputs["primary_goal"] as? String ?? "")),
-                activityLevel: try need(ActivityLevel(rawValue: inputs["activity_level"] as? String ?? "")),
-                targetWeightTenthsKg: inputs["target_weight_kg"] is NSNull ? nil : try scaled(inputs["target_weight_kg"], by: 10),
-                targetDate: inputs["target_date"] is NSNull ? nil : try date(inputs["target_date"]),
-                dietaryPreferences: try need(inputs["dietary_preferences"] as? [String]),
-                allergies: try need(inputs["allergies"] as? [String]),
-                mealsPerDay: try int(inputs["meals_per_day"]),
-                timezone: try need(inputs["timezone"] as? String),
-                settingsUpdatedAt: try (inputs["settings_updated_at"] as? String).map(instant)),
-            targets: Snapshot.Targets(
-                bmr: try int(targets["bmr"]), tdee: try int(targets["tdee"]),
-                calories: try int(targets["calories"]), proteinG: try int(targets["protein_g"]),
-                fatG: try int(targets["fat_g"]), carbsG: try int(targets["carbs_g"]),
-                waterMl: try int(targets["water_ml"])),
-            phase: Snapshot.PhaseInfo(
-                phase: try need(Phase(rawValue: phase["phase"] as? String ?? "")),
-                cycleStartDate: phase["cycle_start_date"] is NSNull ? nil : try date(phase["cycle_start_date"]),
-                phaseDay: phase["phase_day"] is NSNull ? nil : try int(phase["phase_day"]),
-                nextPhaseSwitchDate: phase["next_phase_switch_date"] is NSNull
-                    ? nil : try date(phase["next_phase_switch_date"])),
-            projection: Snapshot.Projection(
-                weeklyRateThousandthsKg: try scaled(projection["weekly_rate_kg"], by: 1000),
-                estimatedWeeks: projection["estimated_weeks"] is NSNull ? nil : try int(projection["estimated_weeks"]),
-                projectedDate: projection["projected_date"] is NSNull ? nil : try date(projection["projected_date"]),
-                recommendedTargetDate: projection["recommended_target_date"] is NSNull
-                    ? nil : try date(projection["recommended_target_date"])),
-            flags: try need(json["flags"] as? [String]).map { try need(Flag(rawValue: $0)) })
+    static func string(_ value: JSONValue?) throws -> String { try need(optionalString(value)) }
+
+    static func optionalString(_ value: JSONValue?) -> String? {
+        if case .string(let text) = value { text } else { nil }
     }
 
-    static func date(_ value: Any?) throws -> LocalDate {
-        try need(LocalDate(iso8601: try need(value as? String)))
+    static func numberText(_ value: JSONValue?) throws -> String { try need(optionalNumberText(value)) }
+
+    static func optionalNumberText(_ value: JSONValue?) -> String? {
+        if case .number(let number) = value { number.text } else { nil }
     }
 
-    static func int(_ value: Any?) throws -> Int {
-        try need((value as? NSNumber)?.intValue)
-    }
-
-    /// A decimal JSON number as an integer count of 1/`factor` units (82.3 → 823).
-    static func scaled(_ value: Any?, by factor: Double) throws -> Int {
-        Int((try need((value as? NSNumber)?.doubleValue) * factor).rounded())
-    }
-
-    static func reasons(_ value: Any?) throws -> [DueReason] {
-        try need(value as? [String]).map { try need(DueReason(rawValue: $0)) }
-    }
-
-    /// `2026-03-01T09:00:00.000000Z`, the only form the fixture uses.
-    static func instant(_ text: String) throws -> Instant {
-        let parts = text.split(whereSeparator: { "T:.Z".contains($0) })
-        guard parts.count == 5 else { throw FixtureError(description: "bad instant \(text)") }
-        let day = try need(LocalDate(iso8601: parts[0]))
-        let hour = try need(Int64(parts[1])), minute = try need(Int64(parts[2]))
-        let second = try need(Int64(parts[3])), micros = try need(Int64(parts[4]))
-        let seconds = Int64(day.daysSinceEpoch) * 86_400 + hour * 3600 + minute * 60 + second
-        return Instant(microsecondsSinceEpoch: seconds * 1_000_000 + micros)
+    static func optionalStringArray(_ value: JSONValue?) -> [String?]? {
+        if case .array(let items) = value { items.map(optionalString) } else { nil }
     }
 }
 
@@ -159,7 +102,7 @@ struct FixtureError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Unwraps a value the fixture must hold (nested `#require` cannot expand inside itself).
+/// Unwraps a value the fixture must hold.
 func need<T>(_ value: T?, _ sourceLocation: SourceLocation = #_sourceLocation) throws -> T {
     guard let value else { throw FixtureError(description: "missing \(T.self) at \(sourceLocation)") }
     return value

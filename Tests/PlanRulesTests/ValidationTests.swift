@@ -77,6 +77,7 @@ struct ValidationTests {
         ("2013-03-03", "You must be at least 13 years old to use GTSD"), // 12 until tomorrow
         ("1905-03-01", "Please enter a valid date of birth"),      // 121 on 2026-03-01
         ("0044-03-15 BC", "Please enter a valid date of birth"),
+        ("10000-01-01", "Date of birth cannot be in the future"),
         ("-infinity", "Please enter a valid date of birth"),
         ("2026-03-02", "You must be at least 13 years old to use GTSD"), // born today: 0, not future
     ] as [(String?, String)])

@@ -3,19 +3,25 @@
 ///
 /// PostgreSQL writes `1993-06-15`, years above 9999 with more digits (`10000-01-01`),
 /// years before 1 AD with a suffix (`0044-03-15 BC`, where 1 BC is astronomical year 0)
-/// and the special values `infinity` and `-infinity`. All of them must compare correctly
-/// with a plan date: `infinity` is after every date, `-infinity` before every date.
+/// and the special values `infinity` and `-infinity`.
+///
+/// Dates outside 0001-01-01…9999-12-31 are held at those bounds. A snapshot writes dates
+/// as `YYYY-MM-DD` (section 6), so a target date must stay within four-digit years to be
+/// written and read back; and every comparison the rules make still comes out the same:
+/// `infinity` and years above 9999 stay after every plan date (a date of birth "in the
+/// future", a target date never passed), `-infinity` and BC dates stay more than 120
+/// years ago (an invalid date of birth, a target date long passed).
 public enum DateText {
-    /// Stands for `infinity`: one day after PostgreSQL's latest date (5874897-12-31 AD).
-    public static let afterEveryDate = LocalDate(year: 5_874_898, month: 1, day: 1)
-    /// Stands for `-infinity`: one day before PostgreSQL's earliest date (4714-11-24 BC).
-    public static let beforeEveryDate = LocalDate(year: -4_713, month: 11, day: 23)
+    /// `infinity` and dates after it read as this.
+    public static let latestDate = LocalDate(year: 9999, month: 12, day: 31)
+    /// `-infinity` and dates before it (BC) read as this.
+    public static let earliestDate = LocalDate(year: 1, month: 1, day: 1)
 
     /// The date, or nil for text PostgreSQL would not write as a date.
     public static func localDate(_ text: String) -> LocalDate? {
         switch text {
-        case "infinity": return afterEveryDate
-        case "-infinity": return beforeEveryDate
+        case "infinity": return latestDate
+        case "-infinity": return earliestDate
         default: break
         }
         var body = Substring(text)
@@ -35,6 +41,6 @@ public enum DateText {
         let year = beforeChrist ? 1 - yearOfEra : yearOfEra
         guard (1...12).contains(month), day >= 1, day <= LocalDate.daysInMonth(year: year, month: month)
         else { return nil }
-        return LocalDate(year: year, month: month, day: day)
+        return min(max(LocalDate(year: year, month: month, day: day), earliestDate), latestDate)
     }
 }

@@ -1,0 +1,211 @@
+/// The steps of a `PlanExplanation`, one per value of sections 3–5, recomputed from the
+/// snapshot's inputs so the exact intermediate values (unrounded BMR and TDEE, goal
+/// adjustment, floor, lowered fat) can be shown next to the snapshot's own results.
+struct PlanDerivation {
+    let plan: Snapshot
+    let inputs: Snapshot.Inputs
+    let targets: PlanTargets
+
+    init(_ plan: Snapshot) {
+        self.plan = plan
+        inputs = plan.inputs
+        targets = PlanTargets(weightBasisTenthsKg: inputs.weightBasisTenthsKg, heightTenthsCm: inputs.heightTenthsCm,
+                              age: inputs.age, gender: inputs.gender, activityLevel: inputs.activityLevel,
+                              goal: inputs.primaryGoal, cycle: plan.phase.cycleStartDate.map(MatadorCycle.init),
+                              planDate: plan.planDate)
+    }
+
+    var steps: [PlanExplanation.Step] {
+        var steps: [PlanExplanation.Step] = []
+        if plan.rulesVersion != rulesVersion {
+            steps.append(.init(name: "Rules version",
+                               rule: "this plan was made by rules \(plan.rulesVersion); the steps below are rules \(rulesVersion)",
+                               calculation: "the next regeneration brings it up to date (rules_changed)"))
+        }
+        return steps + [age, basisWeight, bmr, tdee, calories, protein, fat, carbs, water, phase,
+                        projection, targetDate, flags]
+    }
+
+    // MARK: Section 3
+
+    var age: PlanExplanation.Step {
+        .init(name: "Age", rule: "whole years completed on the plan date",
+              calculation: "born \(inputs.dateOfBirth), on \(plan.planDate): \(inputs.age) years")
+    }
+
+    var basisWeight: PlanExplanation.Step {
+        let reported = kg(inputs.weightReportedTenthsKg)
+        let basis = kg(inputs.weightBasisTenthsKg)
+        let rule = "targets use the reported weight, unless it is within 1.0 kg of the current plan's basis"
+        if inputs.weightReportedTenthsKg == inputs.weightBasisTenthsKg {
+            return .init(name: "Weight used", rule: rule, calculation: "reported \(reported) = basis \(basis)")
+        }
+        return .init(name: "Weight used", rule: rule,
+                     calculation: "reported \(reported) is within 1.0 kg of the basis: targets use \(basis)")
+    }
+
+    var bmr: PlanExplanation.Step {
+        let s = inputs.gender.bmrConstant
+        let numbers = "10 × \(kg(inputs.weightBasisTenthsKg)) + 6.25 × \(cm(inputs.heightTenthsCm))"
+            + " \(minusSign) 5 × \(inputs.age) \(s < 0 ? minusSign : "+") \(abs(s))"
+        return .init(name: "BMR",
+                     rule: "Mifflin–St Jeor: 10 × weight + 6.25 × height \(minusSign) 5 × age"
+                        + " \(s < 0 ? minusSign : "+") \(abs(s)) (\(inputs.gender.rawValue))",
+                     calculation: "BMR = \(numbers) = \(rounded(targets.bmr.times80, over: 80, unit: "kcal"))")
+    }
+
+    var tdee: PlanExplanation.Step {
+        let multiplier = exactDecimal(inputs.activityLevel.multiplierTimes40, over: 40)
+        return .init(name: "TDEE",
+                     rule: "unrounded BMR × \(multiplier) (\(words(inputs.activityLevel.rawValue)))",
+                     calculation: "TDEE = \(exactDecimal(targets.bmr.times80, over: 80)) × \(multiplier) = "
+                        + rounded(targets.tdee.times3200, over: 3200, unit: "kcal"))
+    }
+
+    var calories: PlanExplanation.Step {
+        let calorie = targets.calories
+        let goal = words(inputs.primaryGoal.rawValue)
+        var rule = "TDEE \(adjustmentWords(calorie.adjustment)) (\(goal)"
+        if inputs.primaryGoal == .loseWeight { rule += ", \(targets.phase.rawValue) phase" }
+        rule += "), never below \(groupedThousands(calorie.floor)) (\(inputs.gender.rawValue))"
+        let tdee = groupedThousands(targets.tdee.rounded)
+        let sum = calorie.adjustment == 0
+            ? tdee
+            : "\(tdee) \(calorie.adjustment < 0 ? minusSign : "+") \(abs(calorie.adjustment)) = "
+                + groupedThousands(targets.tdee.rounded + calorie.adjustment)
+        let calculation = calorie.floorApplied
+            ? "Calories = \(sum), raised to the floor: \(groupedThousands(calorie.calories)) kcal"
+            : "Calories = \(sum) kcal"
+        return .init(name: "Calories", rule: rule, calculation: calculation)
+    }
+
+    var protein: PlanExplanation.Step {
+        let ratio = fixedPoint(inputs.primaryGoal.proteinRatioTimes10, decimals: 1)
+        return .init(name: "Protein", rule: "weight × \(ratio) g/kg (\(words(inputs.primaryGoal.rawValue)))",
+                     calculation: "Protein = \(kg(inputs.weightBasisTenthsKg)) × \(ratio) = "
+                        + rounded(inputs.weightBasisTenthsKg * inputs.primaryGoal.proteinRatioTimes10, over: 100, unit: "g"))
+    }
+
+    var fat: PlanExplanation.Step {
+        let weight = inputs.weightBasisTenthsKg
+        let full = "Fat = \(kg(weight)) × 1.0 = \(rounded(weight, over: 10, unit: "g"))"
+        let rule = "weight × 1.0 g/kg; lowered so carbs are not negative, never below weight × 0.5"
+        let macros = targets.macros
+        guard macros.fatLowered else { return .init(name: "Fat", rule: rule, calculation: full) }
+        let room = "\(groupedThousands(targets.calories.calories)) \(minusSign) 4 × \(macros.proteinG)"
+        if macros.macroOverflow {
+            let fitting = floorDivision(targets.calories.calories - 4 * macros.proteinG, by: 9)
+            return .init(name: "Fat", rule: rule,
+                         calculation: full + " leaves no room for carbs; ⌊(\(room)) / 9⌋ = \(groupedThousands(fitting)) g"
+                            + " is below the minimum \(kg(weight)) × 0.5 = \(macros.fatG) g, so fat is \(macros.fatG) g (macro overflow)")
+        }
+        return .init(name: "Fat", rule: rule,
+                     calculation: full + " leaves no room for carbs; lowered to ⌊(\(room)) / 9⌋ = \(macros.fatG) g")
+    }
+
+    var carbs: PlanExplanation.Step {
+        let macros = targets.macros
+        let rule = "(calories \(minusSign) 4 × protein \(minusSign) 9 × fat) / 4, never below 0"
+        guard !macros.fatLowered else {
+            return .init(name: "Carbs", rule: rule, calculation: "Carbs = 0 g: protein and fat take every calorie")
+        }
+        let rest = targets.calories.calories - 4 * macros.proteinG - 9 * macros.fatG
+        return .init(name: "Carbs", rule: rule,
+                     calculation: "Carbs = (\(groupedThousands(targets.calories.calories)) \(minusSign) 4 × \(macros.proteinG)"
+                        + " \(minusSign) 9 × \(macros.fatG)) / 4 = \(rounded(rest, over: 4, unit: "g"))")
+    }
+
+    var water: PlanExplanation.Step {
+        .init(name: "Water", rule: "weight × 35 ml/kg",
+              calculation: "Water = \(kg(inputs.weightBasisTenthsKg)) × 35 = "
+                + rounded(inputs.weightBasisTenthsKg * 35, over: 10, unit: "ml"))
+    }
+
+    // MARK: Sections 4 and 5
+
+    var phase: PlanExplanation.Step {
+        let rule = "lose weight only: 14 days in deficit, then 14 at maintenance, repeating from the cycle start"
+        guard let start = plan.phase.cycleStartDate, let day = plan.phase.phaseDay,
+              let next = plan.phase.nextPhaseSwitchDate else {
+            return .init(name: "MATADOR phase", rule: rule,
+                         calculation: "no cycle for \(words(inputs.primaryGoal.rawValue))")
+        }
+        let n = plan.planDate.days(since: start)
+        return .init(name: "MATADOR phase", rule: rule,
+                     calculation: "cycle started \(start); day \(n) is \(plan.phase.phase.rawValue) day \(day + 1) of 14;"
+                        + " next switch \(next)")
+    }
+
+    var projection: PlanExplanation.Step {
+        let rule: String
+        switch inputs.primaryGoal {
+        case .loseWeight:
+            rule = "deficit days only: (TDEE \(minusSign) deficit calories) / 2 × 7 / 7,700 kg a week;"
+                + " weeks = ⌈remaining kg / weekly rate⌉, shown up to 520"
+        case .gainMuscle:
+            rule = "(calories \(minusSign) TDEE) × 7 / 7,700 kg a week; weeks = ⌈remaining kg / weekly rate⌉, shown up to 520"
+        case .maintainWeight, .improveHealth:
+            rule = "only lose weight and gain muscle project a date"
+        }
+        let p = WeightProjection(goal: inputs.primaryGoal, reportedTenthsKg: inputs.weightReportedTenthsKg,
+                                 targetTenthsKg: inputs.targetWeightTenthsKg, tdee: targets.tdee.rounded,
+                                 calories: targets.calories.calories, deficitPhaseCalories: targets.deficitPhaseCalories)
+        guard p.energyGap > 0 else {
+            return .init(name: "Projection", rule: rule, calculation: "no projection: no target on the goal's side"
+                            + " or no energy gap (weekly rate 0 kg)")
+        }
+        let perWeek = inputs.primaryGoal == .loseWeight ? 2200 : 1100
+        let rate = "weekly rate = \(groupedThousands(p.energyGap)) / \(groupedThousands(perWeek))"
+            + " = \(fixedPoint(p.weeklyRateThousandthsKg, decimals: 3)) kg"
+        let weeks = "⌈\(kg(p.remainingTenthsKg)) × \(groupedThousands(perWeek)) / \(groupedThousands(p.energyGap))⌉"
+        if let estimated = plan.projection.estimatedWeeks, let date = plan.projection.projectedDate {
+            return .init(name: "Projection", rule: rule,
+                         calculation: "\(rate); \(weeks) = \(estimated) weeks, reached about \(date)")
+        }
+        return .init(name: "Projection", rule: rule, calculation: "\(rate); \(weeks) is more than 520 weeks: not shown")
+    }
+
+    var targetDate: PlanExplanation.Step {
+        let rule = "a target date should allow at most 1.0 kg a week to lose or 0.5 kg a week to gain"
+        guard let date = inputs.targetDate else {
+            return .init(name: "Target date", rule: rule, calculation: "no target date")
+        }
+        if plan.flags.contains(.targetDatePassed) {
+            return .init(name: "Target date", rule: rule, calculation: "\(date) has passed; it is ignored")
+        }
+        if let recommended = plan.projection.recommendedTargetDate {
+            return .init(name: "Target date", rule: rule,
+                         calculation: "\(date) is too soon; a safe pace reaches the target by \(recommended)")
+        }
+        return .init(name: "Target date", rule: rule, calculation: "\(date) allows a safe pace")
+    }
+
+    var flags: PlanExplanation.Step {
+        .init(name: "Flags", rule: "notes on this plan",
+              calculation: plan.flags.isEmpty ? "none" : plan.flags.map(\.rawValue).joined(separator: ", "))
+    }
+
+    // MARK: Formatting
+
+    private func kg(_ tenths: Int) -> String { exactDecimal(tenths, over: 10) + " kg" }
+    private func cm(_ tenths: Int) -> String { exactDecimal(tenths, over: 10) + " cm" }
+    private func words(_ rawValue: String) -> String { rawValue.replacingUnderscores() }
+
+    /// "1,777.5 kcal, rounded to 1,778 kcal", or "2,870 ml" when already whole.
+    private func rounded(_ numerator: Int, over denominator: Int, unit: String) -> String {
+        let whole = groupedThousands(roundHalfAwayFromZero(numerator, over: denominator))
+        guard numerator % denominator != 0 else { return "\(whole) \(unit)" }
+        return "\(exactDecimal(numerator, over: denominator)) \(unit), rounded to \(whole) \(unit)"
+    }
+
+    private func adjustmentWords(_ adjustment: Int) -> String {
+        adjustment == 0 ? "+ 0" : "\(adjustment < 0 ? minusSign : "+") \(abs(adjustment))"
+    }
+}
+
+extension String {
+    /// `moderately_active` → `moderately active`.
+    fileprivate func replacingUnderscores() -> String {
+        String(map { $0 == "_" ? " " : $0 })
+    }
+}
