@@ -2,80 +2,75 @@ import Foundation
 import Testing
 @testable import PlanRules
 
-/// Zones with something unusual, plus the common ones; every offset test runs over all.
-let offbeatZones = [
-    "Asia/Kathmandu",        // +05:45
-    "Pacific/Chatham",       // +12:45 / +13:45, DST at 02:45 local
-    "Pacific/Kiritimati",    // +14, skipped 1994-12-31
-    "Etc/GMT+12",            // −12, POSIX sign inverted in the name
-    "Etc/GMT-14",            // +14
-    "Pacific/Pago_Pago",     // −11
-    "Australia/Lord_Howe",   // 30-minute DST
-    "Australia/Eucla",       // +08:45
-    "America/Santiago",      // DST starts at 24:00 Saturday, skipping midnight
-    "America/Havana",        // DST at 00:00, skipping midnight
-    "America/St_Johns",      // −03:30; 2010-11-07 fall-back at 00:01
-    "America/Asuncion",
-    "America/Sao_Paulo",     // DST abolished in 2019
-    "America/Caracas",       // −04:30 from 2007 to 2016
-    "America/Scoresbysund",  // rule time −1 h (M3.5.0/-1)
-    "America/Nuuk",
-    "America/Miquelon",
-    "America/Mexico_City",
-    "Pacific/Apia",          // skipped 2011-12-30
-    "Pacific/Easter",
-    "Pacific/Norfolk",
-    "Pacific/Auckland",
-    "Africa/Casablanca",     // Ramadan DST listed out to 2087
-    "Africa/Cairo",          // M4.5.5/0, M10.5.4/24
-    "Asia/Tehran",           // +03:30
-    "Asia/Jerusalem",        // M3.4.4/26
-    "Asia/Gaza",
-    "Asia/Hebron",           // M3.4.4/50
-    "Asia/Beirut",           // DST at 00:00
-    "Asia/Kolkata",          // +05:30
-    "Asia/Tokyo",
-    "Asia/Shanghai",
-    "Europe/Dublin",         // negative DST: IST-1GMT0
-    "Europe/Berlin",
-    "Europe/London",
-    "Europe/Moscow",
-    "Europe/Chisinau",
-    "Atlantic/Azores",       // DST at 00:00 UTC
-    "Antarctica/Troll",      // +00 / +02 DST
-    "America/New_York",
-    "US/Eastern",            // a link
-    "America/Chicago",
-    "America/Denver",
-    "America/Phoenix",
-    "America/Los_Angeles",
-    "America/Anchorage",
-    "Pacific/Honolulu",
-    "Australia/Sydney",
-    "Australia/Adelaide",    // +09:30 / +10:30
-    "UTC",
-    "EST",
-]
-
-/// Seconds from 1970-01-01T00:00:00Z to `year`-01-01T00:00:00Z.
-func utcSeconds(year: Int, month: Int = 1, day: Int = 1, hour: Int = 0, minute: Int = 0, second: Int = 0) -> Int64 {
-    Int64(LocalDate(year: year, month: month, day: day).daysSinceEpoch) * 86_400
-        + Int64(hour * 3600 + minute * 60 + second)
-}
+/// Foundation on Linux answers from ICU's own copy of the tz data, in which tzdata 2024b's
+/// links `EET` → Europe/Athens, `WET` → Europe/Lisbon and `EST` → America/Panama are
+/// made; this system's `tzdata.zi` still has them as zones of their own (`Z EET 2 E
+/// EE%sT`, `Z WET 0 E WE%sT`, `Z EST -5 - EST`). The system data is the contract
+/// (plan-rules.md section 1), so these differ from Foundation on purpose.
+let zonesWhereFoundationFollowsNewerLinks: Set = ["EET", "WET", "EST"]
 
 @Suite struct TimeZoneOffsetTests {
-    /// Every offset change Foundation (ICU's own copy of the tz data) reports between 1970
-    /// and 2100, one second before, at and after it, and a sample every 25 h 0 min 7 s
-    /// (the hour drifts through the day), must match ours to the second. After 2037 the
-    /// fat TZif files list nothing: those answers come from the footer rule.
-    @Test(arguments: offbeatZones)
+    /// Every offset change Foundation reports between 1970 and 2100, one second before, at
+    /// and after it, and a sample every 25 h 0 min 7 s (the hour drifts through the day),
+    /// must match ours to the second. After 2037 the fat TZif files list nothing: those
+    /// answers come from the footer rule.
+    @Test(arguments: TimeTestFixtures.offbeatZones)
     func offsetsMatchFoundation(name: String) throws {
+        let mismatches = try offsetMismatches(name, from: TimeTestFixtures.utcSeconds(year: 1970), to: TimeTestFixtures.utcSeconds(year: 2100))
+        #expect(mismatches.isEmpty, "\(name): \(mismatches)")
+    }
+
+    /// The footer rule is unrolled for 400 years after the year of the last listed change
+    /// (2037 in these files), so the table ends in 2439 and later instants are shifted back
+    /// whole 400-year cycles: the seam and far beyond must still agree.
+    @Test(arguments: TimeTestFixtures.offbeatZones)
+    func offsetsAcrossThe400YearCycleMatchFoundation(name: String) throws {
+        let atSeam = try offsetMismatches(name, from: TimeTestFixtures.utcSeconds(year: 2436), to: TimeTestFixtures.utcSeconds(year: 2442))
+        let farAway = try offsetMismatches(name, from: TimeTestFixtures.utcSeconds(year: 9990), to: TimeTestFixtures.utcSeconds(year: 9999))
+        #expect(atSeam.isEmpty && farAway.isEmpty, "\(name): \(atSeam + farAway)")
+    }
+
+    /// Local mean time and early history come from the same files.
+    @Test(arguments: TimeTestFixtures.offbeatZones.filter { !zonesWhereFoundationFollowsNewerLinks.contains($0) })
+    func offsetsBefore1970MatchFoundation(name: String) throws {
+        let mismatches = try offsetMismatches(name, from: TimeTestFixtures.utcSeconds(year: 1900), to: TimeTestFixtures.utcSeconds(year: 1970))
+        #expect(mismatches.isEmpty, "\(name): \(mismatches)")
+    }
+
+    /// All 598 known names, every change (one second before, at, after) plus a sample
+    /// every 29 days and 1 h 7 s, 1970–2100.
+    @Test func everyKnownZoneMatchesFoundationExceptTheRelinkedOnes() throws {
+        var disagreeing: Set<String> = []
+        for name in try TimeTestFixtures.knownNames() {
+            let mismatches = try offsetMismatches(name, from: TimeTestFixtures.utcSeconds(year: 1970), to: TimeTestFixtures.utcSeconds(year: 2100),
+                                                  sampleEvery: 29 * 86_400 + 3607)
+            if !mismatches.isEmpty { disagreeing.insert(name) }
+        }
+        #expect(disagreeing == ["EET", "WET"])  // EST differs only before 1970 (Panama's LMT)
+    }
+
+    /// What the system data says for the relinked names, checked by hand against tzdata.zi.
+    @Test func relinkedNamesFollowTheSystemData() throws {
+        let zones = try #require(TimeTestFixtures.database)
+        let est = try #require(zones.zone(named: "EST"))
+        let eet = try #require(zones.zone(named: "EET"))
+        // `Z EST -5 - EST`: −5 h = −18 000 s at all times, 1900 included.
+        #expect(est.utcOffsetSeconds(at: Instant(secondsSinceEpoch: TimeTestFixtures.utcSeconds(year: 1900))) == -18_000)
+        // `Z EET 2 E EE%sT`: EU rules start in 1977, so mid-1975 is plain +2 h = 7 200 s
+        // (Athens, which ICU uses, had DST then: +3 h).
+        #expect(eet.utcOffsetSeconds(at: Instant(secondsSinceEpoch: TimeTestFixtures.utcSeconds(year: 1975, month: 7))) == 7_200)
+        // and from 1977 EET follows the EU: summer +3 h = 10 800 s.
+        #expect(eet.utcOffsetSeconds(at: Instant(secondsSinceEpoch: TimeTestFixtures.utcSeconds(year: 1977, month: 7))) == 10_800)
+    }
+
+    /// Up to five disagreements with Foundation (as text) over [start, end).
+    private func offsetMismatches(_ name: String, from start: Int64, to end: Int64,
+                                  sampleEvery step: Int = 25 * 3600 + 7) throws -> [String] {
         let zones = try #require(TimeTestFixtures.database)
         let zone = try #require(zones.zone(named: name))
-        let reference = try #require(TimeZone(identifier: name))
-        let start = utcSeconds(year: 1970), end = utcSeconds(year: 2100)
+        let reference = try #require(TimeZone(identifier: name), "\(name)")
 
-        var instants: [Int64] = Array(stride(from: start, to: end, by: 25 * 3600 + 7))
+        var instants = Array(stride(from: start, to: end, by: step))
         var next = reference.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: Double(start)))
         while let transition = next, transition.timeIntervalSince1970 < Double(end) {
             let t = Int64(transition.timeIntervalSince1970)
@@ -90,7 +85,6 @@ func utcSeconds(year: Int, month: Int = 1, day: Int = 1, hour: Int = 0, minute: 
                 mismatches.append("\(Instant(secondsSinceEpoch: t).rfc3339): Foundation \(expected), ours \(actual)")
             }
         }
-        #expect(mismatches.isEmpty, "\(name): \(mismatches)")
-        #expect(instants.count > 18_000)  // 130 years of 25-hour samples alone are 45 560
+        return mismatches
     }
 }

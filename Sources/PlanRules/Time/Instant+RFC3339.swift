@@ -13,10 +13,32 @@ extension Instant {
         let (wholeSeconds, fraction) = micros < 0 ? (seconds - 1, micros + 1_000_000) : (seconds, micros)
         let date = LocalDate(wallSecondsSinceEpoch: wholeSeconds)
         let secondOfDay = Int(wholeSeconds - Int64(date.daysSinceEpoch) * 86_400)
-        var text = date.description
-        text += "T" + LocalDate.pad(secondOfDay / 3600, 2) + ":" + LocalDate.pad(secondOfDay / 60 % 60, 2)
-        text += ":" + LocalDate.pad(secondOfDay % 60, 2) + "." + LocalDate.pad(Int(fraction), 6) + "Z"
-        return text
+        let (year, month, day) = date.components
+        guard (0...9999).contains(year) else {
+            return date.description + "T" + LocalDate.pad(secondOfDay / 3600, 2) + ":"
+                + LocalDate.pad(secondOfDay / 60 % 60, 2) + ":" + LocalDate.pad(secondOfDay % 60, 2)
+                + "." + LocalDate.pad(Int(fraction), 6) + "Z"
+        }
+        // Written digit by digit: this runs for every snapshot and notification.
+        return String(unsafeUninitializedCapacity: 27) { buffer in
+            var index = 0
+            func put(_ value: Int, digits: Int) {
+                var value = value
+                for position in stride(from: index + digits - 1, through: index, by: -1) {
+                    buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                index += digits
+            }
+            func put(_ character: Unicode.Scalar) {
+                buffer[index] = UInt8(ascii: character)
+                index += 1
+            }
+            put(year, digits: 4); put("-"); put(month, digits: 2); put("-"); put(day, digits: 2)
+            put("T"); put(secondOfDay / 3600, digits: 2); put(":"); put(secondOfDay / 60 % 60, digits: 2)
+            put(":"); put(secondOfDay % 60, digits: 2); put("."); put(Int(fraction), digits: 6); put("Z")
+            return index
+        }
     }
 
     /// Parses an RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm)`.

@@ -2,7 +2,7 @@
 ///
 /// Stored as days since 1970-01-01 (proleptic Gregorian) so that date arithmetic
 /// (MATADOR day numbers, projected dates) is plain integer arithmetic.
-public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible {
     public let daysSinceEpoch: Int
 
     public init(daysSinceEpoch: Int) {
@@ -115,4 +115,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, CustomStringConvertible
     public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {
         lhs.daysSinceEpoch < rhs.daysSinceEpoch
     }
+
+    /// Strideable, so that `first...last` is a sequence of days.
+    public func distance(to other: LocalDate) -> Int { other.daysSinceEpoch - daysSinceEpoch }
+
+    public func advanced(by days: Int) -> LocalDate { adding(days: days) }
 }

@@ -13,8 +13,8 @@ struct OffsetTable: Sendable {
     /// The greatest offset anywhere in the table: no instant earlier than
     /// `wall − maxOffset` can show the wall-clock time `wall`.
     private let maxOffset: Int
-    /// From `cycleStart` on, offsets repeat every `cycleLength` seconds; nil when the zone
-    /// keeps one offset after its last transition.
+    /// From `cycle.start` on, offsets repeat every `cycle.length` seconds; nil when the
+    /// zone keeps one offset after its last transition.
     private let cycle: Cycle?
 
     private struct Cycle: Sendable {

@@ -112,9 +112,10 @@ struct TZifFile: Sendable {
         mutating func count() throws(TZifError) -> Int { Int(try uint32()) }
 
         mutating func header() throws(TZifError) -> Header {
-            guard bytes.count - index >= 44, bytes[index..<index + 4].elementsEqual("TZif".utf8) else {
+            guard bytes.count - index >= 4, bytes[index..<index + 4].elementsEqual("TZif".utf8) else {
                 throw .notTZif
             }
+            guard bytes.count - index >= 44 else { throw .truncated }
             let versionByte = bytes[index + 4]
             let version = versionByte == 0 ? 1 : Int(versionByte) - Int(UInt8(ascii: "0"))
             guard version >= 1 else { throw .malformed("unknown version byte \(versionByte)") }

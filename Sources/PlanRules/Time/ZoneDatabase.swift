@@ -15,6 +15,8 @@ public final class ZoneDatabase: Sendable {
     private let zoneDirectory: String
     private let loaded = Mutex<[String: Zone]>([:])
 
+    /// A database of exactly `knownNames`, read from `zoneDirectory`. Unlike `loadSystem`,
+    /// it does not check up front that each name has a file.
     public init(knownNames: Set<String>, version: String, zoneDirectory: String = "/usr/share/zoneinfo") {
         self.knownNames = knownNames
         self.version = version
@@ -57,9 +59,8 @@ public final class ZoneDatabase: Sendable {
     /// A known zone whose file turns out unreadable or corrupt after `loadSystem` checked
     /// it also gives nil; `loadZoneFile(_:)` says why.
     public func zone(named name: String) -> Zone? {
-        guard isKnown(name) else { return nil }
         if let zone = loaded.withLock({ $0[name] }) { return zone }
-        guard let zone = try? loadZoneFile(name) else { return nil }
+        guard isKnown(name), let zone = try? loadZoneFile(name) else { return nil }
         // Parsed outside the lock so other zones are not held up; the first one stored wins.
         return loaded.withLock { zones in
             if let earlier = zones[name] { return earlier }
