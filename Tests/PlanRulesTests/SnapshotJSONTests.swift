@@ -176,7 +176,8 @@ func decodingErrorsNameThePathAndTheProblem(original: String, replacement: Strin
 
 @Test(arguments: [
     ("82.3", 1, 823), ("82", 1, 820), ("0.25", 3, 250), ("-1.1", 1, -11), ("8.23e1", 1, 823),
-    ("0.000", 1, 0), ("-0", 0, 0), ("1E+2", 0, 100),
+    ("0.000", 1, 0), ("-0", 0, 0), ("1E+2", 0, 100), ("820e-1", 1, 820), ("100", 0, 100),
+    ("82.30000000000000000000000000", 1, 823),   // trailing zeros beyond Int's 19 digits
 ])
 func numbersScaleExactly(text: String, decimals: Int, expected: Int) throws {
     guard case .number(let number) = try JSONValue(parsing: text) else {
@@ -186,7 +187,7 @@ func numbersScaleExactly(text: String, decimals: Int, expected: Int) throws {
     #expect(number.scaled(decimals: decimals) == expected)
 }
 
-@Test(arguments: [("82.25", 1), ("0.5", 0), ("1e400", 0), ("99999999999999999999", 0)])
+@Test(arguments: [("82.25", 1), ("0.5", 0), ("1e400", 0), ("1e-400", 1), ("99999999999999999999", 0)])
 func numbersThatDoNotFitTheScaleAreRejected(text: String, decimals: Int) throws {
     guard case .number(let number) = try JSONValue(parsing: text) else {
         Issue.record("not a number")

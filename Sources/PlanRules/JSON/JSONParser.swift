@@ -96,7 +96,20 @@ struct JSONParser {
 
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
-        var utf8: [UInt8] = []
+        // Fast path: most strings (keys, enum values, dates) have no escapes.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            guard let text = String(validating: bytes[index..<end], as: UTF8.self) else {
+                throw failure("string is not valid UTF-8")
+            }
+            index = end + 1
+            return text
+        }
+        var utf8: [UInt8] = Array(bytes[index..<end])
+        index = end
         while true {
             guard index < bytes.count else { throw failure("unterminated string") }
             let byte = bytes[index]

@@ -53,7 +53,9 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
     /// `"82.25"` at 1 decimal is nil (not representable), `"8.23e1"` at 1 decimal is 823.
     public func scaled(decimals: Int) -> Int? {
         var negative = false
-        var digits: [UInt8] = []
+        var significand = 0
+        // Zeros read but not yet multiplied in: trailing zeros (`82.30000`) then cost nothing.
+        var pendingZeros = 0
         var fractionDigits = 0
         var exponent = 0
         var exponentNegative = false
@@ -69,41 +71,46 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
             case UInt8(ascii: "e"), UInt8(ascii: "E"):
                 part = 2
             default:
-                let digit = Int(byte - UInt8(ascii: "0"))
+                let digit = Int(byte &- UInt8(ascii: "0"))
                 if part == 2 {
                     guard exponent < 100_000 else { return nil }
                     exponent = exponent * 10 + digit
-                } else {
-                    digits.append(UInt8(digit))
-                    if part == 1 { fractionDigits += 1 }
+                    continue
                 }
+                if part == 1 { fractionDigits += 1 }
+                if digit == 0 {
+                    if significand != 0 { pendingZeros += 1 }
+                    continue
+                }
+                guard let shifted = Self.multiply(significand, byPowerOf10: pendingZeros + 1) else { return nil }
+                let (sum, overflow) = shifted.addingReportingOverflow(digit)
+                guard !overflow else { return nil }
+                significand = sum
+                pendingZeros = 0
             }
         }
-        if exponentNegative { exponent = -exponent }
-        // Leading zeros carry no value; an all-zero number is 0 at any scale.
-        guard let firstNonZero = digits.firstIndex(where: { $0 != 0 }) else { return 0 }
-        digits.removeFirst(firstNonZero)
-        // value = digits × 10^shift
-        var shift = exponent - fractionDigits + decimals
+        if significand == 0 { return 0 }
+        // value = significand × 10^shift
+        var shift = pendingZeros + (exponentNegative ? -exponent : exponent) - fractionDigits + decimals
         while shift < 0 {
-            guard digits.last == 0 else { return nil }
-            digits.removeLast()
+            guard significand % 10 == 0 else { return nil }
+            significand /= 10
             shift += 1
         }
-        guard digits.count + shift <= 19 else { return nil }
-        var value = 0
-        for digit in digits {
-            let (times10, o1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, o2) = times10.addingReportingOverflow(Int(digit))
-            guard !o1, !o2 else { return nil }
-            value = sum
-        }
-        for _ in 0..<shift {
-            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
-            guard !overflow else { return nil }
-            value = times10
-        }
+        guard let value = Self.multiply(significand, byPowerOf10: shift) else { return nil }
         return negative ? -value : value
+    }
+
+    private static func multiply(_ value: Int, byPowerOf10 power: Int) -> Int? {
+        if value == 0 { return 0 }
+        guard power <= 19 else { return nil }
+        var result = value
+        for _ in 0..<power {
+            let (product, overflow) = result.multipliedReportingOverflow(by: 10)
+            guard !overflow else { return nil }
+            result = product
+        }
+        return result
     }
 }
 

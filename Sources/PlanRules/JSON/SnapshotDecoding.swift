@@ -83,15 +83,15 @@ public struct SnapshotDecodingError: Error, Hashable, Sendable, CustomStringConv
 
 /// Typed access to the keys of one JSON object, with errors naming the full path.
 private struct FieldReader {
-    let members: [String: JSONValue]
+    /// At most 15 keys: a linear search beats hashing here.
+    let members: [JSONMember]
     let path: String
 
     init(_ value: JSONValue, path: String) throws(SnapshotDecodingError) {
         guard case .object(let list) = value else {
             throw SnapshotDecodingError(path: path, reason: "expected an object, found \(Self.kind(value))")
         }
-        // The last of repeated keys wins, as in `jsonb`.
-        members = Dictionary(list.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+        members = list
         self.path = path
     }
 
@@ -178,7 +178,8 @@ private struct FieldReader {
     }
 
     private func value(_ key: String) throws(SnapshotDecodingError) -> JSONValue {
-        guard let value = members[key] else { throw error(key, "missing") }
+        // The last of repeated keys wins, as in `jsonb`.
+        guard let value = members.last(where: { $0.key == key })?.value else { throw error(key, "missing") }
         return value
     }
 
