@@ -12,7 +12,7 @@ import PackageDescription
 //   plan-regen  the command-line interface
 let package = Package(
     name: "plan-regen",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "plan-regen", targets: ["plan-regen"]),
     ],
