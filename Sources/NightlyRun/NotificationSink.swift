@@ -14,6 +14,9 @@ public final class NotificationSink {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     public let destination: String
+    /// TEST-ONLY (`PLAN_REGEN_FAULT`): kills the process at one call of `emit`.
+    public var fault: FaultInjection?
+    private var emitCalls = 0
 
     public static func standardOutput() -> NotificationSink {
         NotificationSink(descriptor: STDOUT_FILENO, ownsDescriptor: false, destination: "stdout")
@@ -41,6 +44,18 @@ public final class NotificationSink {
     /// full disk) so the caller leaves the lines pending in the outbox.
     public func emit(_ lines: [String]) throws {
         guard !lines.isEmpty else { return }
+        emitCalls += 1
+        let fault = self.fault.flatMap { $0.call == emitCalls ? $0.point : nil }
+        if fault == .beforeEmit { self.fault?.killProcess() }
+        if fault == .midEmit {
+            try writeLines(lines.prefix(lines.count / 2))
+            self.fault?.killProcess()
+        }
+        try writeLines(lines[...])
+        if fault == .afterEmit { self.fault?.killProcess() }
+    }
+
+    private func writeLines(_ lines: ArraySlice<String>) throws {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
         for line in lines {

@@ -22,7 +22,13 @@ struct MigrateCommand: ParsableCommand {
     func run() throws {
         let logger = connection.makeLogger(label: "plan-regen.migrate")
         do {
-            let migrator = Migrator(connection: try connection.connect())
+            let database = try connection.connect()
+            // Migrations say through NOTICEs what a DBA must do by hand (0003: grants); the
+            // "already exists, skipping" notices of IF NOT EXISTS say nothing to act on.
+            database.onNotice = { notice in
+                if !notice.hasSuffix(", skipping") { logger.notice("\(notice)") }
+            }
+            let migrator = Migrator(connection: database)
             var applied: [String] = []
             if withReferenceSchema { applied += try migrator.apply(Migration.reference) }
             applied += try migrator.apply(Migration.planRegen)

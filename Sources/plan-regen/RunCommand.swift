@@ -81,6 +81,7 @@ struct RunCommand: ParsableCommand {
             }
             let sink = try notifications.map { try NotificationSink.appending(toFile: $0) }
                 ?? .standardOutput()
+            sink.fault = try FaultInjection.fromEnvironment()
             let connection = self.connection
             let runner = NightlyRunner(
                 connect: { try connection.connect() }, timeouts: connection.timeouts, zones: zones,
