@@ -43,8 +43,11 @@ public struct NightlyRunner {
     public func run(_ options: RunOptions) throws -> RunSummary {
         let started = DispatchTime.now()
         var summary = RunSummary()
-        let store = try PlanStore(connection: connect(), timeouts: timeouts)
-        try Migrator(connection: store.connection).checkUpToDate()
+        let connection = try connect()
+        // Before PlanStore prepares the session (a staging table LIKE plan_state), so that a
+        // database without the job's tables gets the schema message, not "no plan_state".
+        try Migrator(connection: connection).checkUpToDate()
+        let store = try PlanStore(connection: connection, timeouts: timeouts)
 
         let manual = !options.manualUsers.isEmpty
         let wanted: [Int]

@@ -31,8 +31,9 @@ struct ForgetCommand: ParsableCommand {
     func run() throws {
         let logger = connection.makeLogger(label: "plan-regen.forget")
         do {
-            let store = try connection.openStore()
-            try Migrator(connection: store.connection).checkUpToDate()
+            let database = try connection.connect()
+            try Migrator(connection: database).checkUpToDate()
+            let store = try PlanStore(connection: database, timeouts: connection.timeouts)
             let userIDs = Array(Set(users)).sorted()
             let counts = try store.forget(userIDs)
             print("erased \(userIDs.count) users: \(counts.planState) plan_state, \(counts.planHistory) plan_history, "
