@@ -24,7 +24,7 @@ extension PlanStore {
             SELECT u.user_id, s.user_id IS NOT NULL,
                    s.date_of_birth::text, s.gender, s.height_cm::text, s.current_weight_kg::text,
                    s.target_weight_kg::text, s.primary_goal, s.target_date::text, s.activity_level,
-                   s.dietary_preferences::text, s.allergies::text, s.meals_per_day, s.timezone,
+                   \(flattened("s.dietary_preferences")), \(flattened("s.allergies")), s.meals_per_day, s.timezone,
                    s.onboarding_completed, \(microseconds("s.updated_at")),
                    p.user_id IS NOT NULL, p.snapshot, p.history_rows_on_plan_date,
                    p.last_evaluated_date::text, \(microseconds("p.seen_updated_at")),
@@ -74,6 +74,14 @@ extension PlanStore {
             return .continue
         }
         return users
+    }
+
+    /// A `text[]` column as the text of a one-dimensional array: the app's column may hold
+    /// any array (`{{a,b},{c,d}}`, `[0:1]={a,b}`), read as its elements in storage order
+    /// so one odd row is judged like any other instead of failing its whole batch.
+    /// `column` is always a literal column name from this file.
+    private func flattened(_ column: String) -> String {
+        "CASE WHEN \(column) IS NULL THEN NULL ELSE ARRAY(SELECT unnest(\(column)))::text END"
     }
 
     private func instant(_ row: PostgresRow, _ column: Int) throws -> Instant? {
