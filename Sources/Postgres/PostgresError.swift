@@ -102,6 +102,16 @@ public struct PostgresError: Error, CustomStringConvertible, Hashable, Sendable 
         default:
             break
         }
+        switch sqlState {
+        case "55P03":
+            line += "; another session held a lock this needs for longer than lock_timeout: "
+                + "find it in pg_locks and pg_stat_activity, or allow a longer lock timeout"
+        case "57014":
+            line += "; the statement was cancelled (statement_timeout reached or pg_cancel_backend): "
+                + "allow a longer statement timeout if the data grew"
+        default:
+            break
+        }
         return line
     }
 }
