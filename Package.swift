@@ -49,5 +49,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "Postgres", "TestSupport"]),
         .testTarget(name: "NightlyRunTests", dependencies: ["NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
+        // Real processes killed, databases cut, garbage rows, overlapping runs (issue 6).
+        .testTarget(name: "ReliabilityTests", dependencies: ["NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
     ]
 )

@@ -1,0 +1,88 @@
+import Foundation
+import Postgres
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A second PostgreSQL cluster of this test's own (`deploy/pg-cluster.sh`), for tests
+/// that stop the server or change how it listens: the shared test server stays untouched.
+final class ThrowawayCluster {
+    let directory: URL
+    private(set) var host = ""
+    private(set) var port = ""
+
+    init() throws {
+        // Short path: the socket path must fit in 107 bytes.
+        directory = URL(fileURLWithPath: "/tmp/prr-\(UUID().uuidString.prefix(8))")
+        try start()
+    }
+
+    deinit {
+        _ = try? Self.script(["stop", directory.path])
+    }
+
+    /// A conninfo for `database` as `user` over the Unix socket.
+    func conninfo(database: String = "postgres", user: String = "postgres") -> String {
+        "host=\(host) port=\(port) dbname=\(database) user=\(user)"
+    }
+
+    func connect(database: String = "postgres") throws -> PostgresConnection {
+        try PostgresConnection(conninfo: conninfo(database: database))
+    }
+
+    /// Starts the server (creating the cluster the first time).
+    func start() throws {
+        let environment = try Self.script(["start", directory.path])
+        for assignment in environment.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            if parts[0] == "PGHOST" { host = parts[1] }
+            if parts[0] == "PGPORT" { port = parts[1] }
+        }
+        guard !host.isEmpty, !port.isEmpty else { throw ClusterError.noEnvironment(environment) }
+    }
+
+    /// Stops the server the way `pg_ctl stop -m fast` does (SIGINT to the postmaster):
+    /// every session is terminated (SQLSTATE 57P01). Returns once the server is gone.
+    func stopServer() throws {
+        let pidFile = directory.appendingPathComponent("data/postmaster.pid")
+        let text = try String(contentsOf: pidFile, encoding: .utf8)
+        guard let pid = text.split(separator: "\n").first.flatMap({ Int32($0) }) else {
+            throw ClusterError.noPostmaster(pidFile.path)
+        }
+        kill(pid, SIGINT)
+        try waitUntil("the postmaster to exit") { !FileManager.default.fileExists(atPath: pidFile.path) }
+    }
+
+    /// Runs `deploy/pg-cluster.sh arguments…` and returns its stdout.
+    @discardableResult
+    static func script(_ arguments: [String]) throws -> String {
+        let root = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = root.appendingPathComponent("deploy/pg-cluster.sh")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ClusterError.scriptFailed(arguments) }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+enum ClusterError: Error, CustomStringConvertible {
+    case noEnvironment(String)
+    case noPostmaster(String)
+    case scriptFailed([String])
+
+    var description: String {
+        switch self {
+        case .noEnvironment(let output): "deploy/pg-cluster.sh printed no PGHOST/PGPORT: \(output)"
+        case .noPostmaster(let path): "no postmaster pid in \(path)"
+        case .scriptFailed(let arguments): "deploy/pg-cluster.sh \(arguments.joined(separator: " ")) failed"
+        }
+    }
+}
