@@ -23,7 +23,7 @@ extension PlanStore {
     /// It first waits (up to lock_timeout) for the users' partition locks, so a run in
     /// progress finishes those users before the erasure and no run can write a plan for
     /// them while it happens. The app's `user_settings` row is not the job's: while it
-    /// exists, the next run makes a plan again, so the app deletes it first.
+    /// exists, a run makes a plan again once the row changes, so the app deletes it first.
     public func forget(_ userIDs: [Int64]) throws -> ErasureCounts {
         let partitions = Array(Set(userIDs.map(UserPartitions.partition(of:)))).sorted()
         try lockPartitions(partitions)
@@ -44,7 +44,7 @@ extension PlanStore {
     }
 
     /// Those of `userIDs` that still have a `user_settings` row (the app has not deleted
-    /// it, so the next run would make a plan for them again).
+    /// it, so a run would make a plan for them again once it changes).
     public func usersWithSettings(_ userIDs: [Int64]) throws -> [Int64] {
         try connection.query(
             "SELECT user_id FROM user_settings WHERE user_id = ANY($1::bigint[]) ORDER BY user_id",

@@ -12,7 +12,7 @@ struct ForgetCommand: ParsableCommand {
             Prints the number of rows deleted per table.
 
             The user_settings row belongs to the app: delete it there first. While it \
-            exists, the next run creates a plan again (the command warns about it).
+            exists, a run creates a plan again as soon as the row changes (the command warns).
 
             Examples:
               plan-regen forget --user 42
@@ -45,8 +45,8 @@ struct ForgetCommand: ParsableCommand {
             ])
             for userID in try store.usersWithSettings(userIDs) {
                 logger.warning("""
-                    the app still has a user_settings row for this user: the next run will create a plan \
-                    again; delete the app's row first, then run forget again
+                    the app still has a user_settings row for this user: a run creates a plan again as \
+                    soon as the row changes (or on run --user); delete the app's row first, then run forget again
                     """,
                                metadata: ["user_id": "\(userID)"])
             }

@@ -94,3 +94,19 @@ enum JobProcessError: Error, CustomStringConvertible {
         }
     }
 }
+
+extension String {
+    /// Percent-encoded for a URI component (everything but unreserved characters).
+    var uriEncoded: String {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+        var encoded = ""
+        for byte in utf8 {
+            if unreserved.contains(byte) {
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                encoded += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return encoded
+    }
+}

@@ -55,21 +55,32 @@ final class ThrowawayCluster {
     }
 
     /// Runs `deploy/pg-cluster.sh arguments…` and returns its stdout.
+    ///
+    /// Spawned and awaited by hand (`posix_spawn`, `waitpid`) with every descriptor above
+    /// stderr closed first: the server the script starts lives on, and must not inherit
+    /// descriptors that Foundation's `Process` (here or in a concurrent test) waits on.
     @discardableResult
     static func script(_ arguments: [String]) throws -> String {
         let root = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let process = Process()
-        process.executableURL = root.appendingPathComponent("deploy/pg-cluster.sh")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ClusterError.scriptFailed(arguments) }
-        return String(decoding: data, as: UTF8.self)
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("pg-cluster-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let closeAndRun = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; "#
+            + #"exec "$0" "$@" >"$OUTPUT""#
+        let argv = ["/bin/bash", "-c", closeAndRun, root.appendingPathComponent("deploy/pg-cluster.sh").path] + arguments
+        let environment = ProcessInfo.processInfo.environment.merging(["OUTPUT": output.path]) { $1 }
+            .map { "\($0.key)=\($0.value)" }
+        var cArguments = argv.map { strdup($0) } + [nil]
+        var cEnvironment = environment.map { strdup($0) } + [nil]
+        defer { (cArguments + cEnvironment).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/bin/bash", nil, nil, &cArguments, &cEnvironment)
+        guard spawned == 0 else { throw ClusterError.scriptFailed(arguments) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        guard status == 0 else { throw ClusterError.scriptFailed(arguments) }
+        return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
     }
 }
 
