@@ -50,6 +50,12 @@ let package = Package(
         .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "Postgres", "TestSupport"]),
         .testTarget(name: "NightlyRunTests", dependencies: ["NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
         // Real processes killed, databases cut, garbage rows, overlapping runs (issue 6).
-        .testTarget(name: "ReliabilityTests", dependencies: ["NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: [
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )

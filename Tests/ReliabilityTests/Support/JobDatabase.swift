@@ -6,7 +6,7 @@ import TestSupport
 /// A fresh test database set up the way production is: the owner applies the migrations
 /// (with the app's reference user_settings), and the job logs in as its own LOGIN role,
 /// a member of `plan_regen_job` (sql/0003_job_role.sql) and nothing more.
-struct JobDatabase {
+struct JobDatabase: Sendable {
     let database: TestDatabase
     /// The job's login role (cluster-wide, so unique per test).
     let jobRole: String

@@ -1,0 +1,107 @@
+import Foundation
+import PlanRules
+import PlanStore
+import Postgres
+import Testing
+
+/// The database goes away mid-run: the job exits 1 with one line naming what failed,
+/// every batch it committed is whole (history ⇔ state ⇔ outbox), and the next run
+/// completes. A lock held by another session makes it fail after lock_timeout instead
+/// of hanging.
+@Suite struct DatabaseLossTests {
+    static let asOf = ["--as-of", "2026-03-01T00:00:00Z"]
+
+    @Test func aTerminatedBackendEndsTheRunWithOneLineAndTheNextRunCompletes() throws {
+        try JobDatabase.withFresh { db in
+            let owner = try db.owner()
+            let tables = PlanTables(connection: owner)
+            try db.seed(users: 4000, writtenBefore: Instant(rfc3339: "2026-03-01T00:00:00Z")!)
+            let job = try db.startRun(Self.asOf + ["--batch-size", "100"])
+            try waitUntil("the run to commit 300 plans") {
+                try tables.count("SELECT count(*) FROM plan_history") >= 300 || !job.isRunning
+            }
+            // What a DBA would do: find the job by application_name and end its backend.
+            let terminated = try owner.query(
+                """
+                SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE application_name = 'plan-regen' AND usename = $1
+                """, [db.jobRole], purpose: "terminating the job's backend").singleRow().int(0)
+            #expect(terminated == 1)
+            let result = try job.waitForExit()
+            #expect(result.status == 1)
+            #expect(result.criticalLines.count == 1)
+            #expect(result.criticalLines.first?.contains("database went away while") == true, "\(result.stderr)")
+            let partial = try tables.consistency()
+            #expect(partial.isConsistent, "\(partial)")
+            #expect(try tables.count("SELECT count(*) FROM plan_state") < 4000)
+
+            let next = try db.run(Self.asOf)
+            #expect(next.status == 0, "\(next.stderr)")
+            let final = try tables.consistency()
+            #expect(final.isConsistent && final.pendingNotifications == 0, "\(final)")
+            #expect(try tables.count("SELECT count(*) FROM plan_state") == 4000)
+        }
+    }
+
+    /// On a cluster of the test's own, stopped with `pg_ctl stop -m fast`'s signal.
+    @Test func aServerStoppedMidRunEndsTheRunWithOneLineAndTheNextRunCompletes() throws {
+        let cluster = try ThrowawayCluster()
+        let setup = try cluster.connect()
+        try Migrator(connection: setup).apply(Migration.reference + Migration.planRegen)
+        try setup.execute("CREATE ROLE job LOGIN IN ROLE plan_regen_job", purpose: "creating the job's login role")
+        try DemoUsers.insert(count: 4000, writtenBefore: Instant(rfc3339: "2026-03-01T00:00:00Z")!, into: setup)
+        let jobConninfo = cluster.conninfo(user: "job")
+        let job = try JobProcess(["run", "--database-url", jobConninfo, "--batch-size", "100"] + Self.asOf)
+        try waitUntil("the run to commit 300 plans") {
+            try PlanTables(connection: setup).count("SELECT count(*) FROM plan_history") >= 300 || !job.isRunning
+        }
+        try cluster.stopServer()
+        let result = try job.waitForExit()
+        #expect(result.status == 1)
+        #expect(result.criticalLines.count == 1)
+        #expect(result.criticalLines.first?.contains("database went away while") == true, "\(result.stderr)")
+
+        try cluster.start()
+        let tables = PlanTables(connection: try cluster.connect())
+        let partial = try tables.consistency()
+        #expect(partial.isConsistent, "\(partial)")
+        #expect(try tables.count("SELECT count(*) FROM plan_state") < 4000)
+        let next = try JobProcess.run(["run", "--database-url", jobConninfo] + Self.asOf)
+        #expect(next.status == 0, "\(next.stderr)")
+        let final = try tables.consistency()
+        #expect(final.isConsistent && final.pendingNotifications == 0, "\(final)")
+        #expect(try tables.count("SELECT count(*) FROM plan_state") == 4000)
+    }
+
+    @Test func aRunBlockedBehindARowLockFailsAfterLockTimeoutWithoutWriting() throws {
+        try JobDatabase.withFresh { db in
+            let owner = try db.owner()
+            let tables = PlanTables(connection: owner)
+            try db.seed(users: 30, writtenBefore: Instant(rfc3339: "2026-03-01T00:00:00Z")!)
+            #expect(try db.run(Self.asOf).status == 0)
+            try owner.execute(
+                "UPDATE user_settings SET current_weight_kg = current_weight_kg + 3, updated_at = '2026-03-01T01:00:00Z'",
+                purpose: "the app changing every user")
+            let historyBefore = try tables.count("SELECT count(*) FROM plan_history")
+            // Another session holds user 7's plan_state row.
+            let holder = try db.owner()
+            try holder.execute("BEGIN", purpose: "starting the blocking transaction")
+            try holder.execute("SELECT * FROM plan_state WHERE user_id = 7 FOR UPDATE", purpose: "locking a row")
+
+            let blocked = try db.run(["--as-of", "2026-03-03T00:00:00Z", "--lock-timeout", "1"])
+            #expect(blocked.status == 1)
+            #expect(blocked.criticalLines.count == 1)
+            let line = try #require(blocked.criticalLines.first)
+            #expect(line.contains("canceling statement due to lock timeout"), "\(line)")
+            #expect(line.contains("SQLSTATE 55P03"))
+            #expect(line.contains("pg_locks"))
+            #expect(try tables.count("SELECT count(*) FROM plan_history") == historyBefore)
+            #expect(try tables.consistency().isConsistent)
+
+            try holder.execute("ROLLBACK", purpose: "releasing the lock")
+            let next = try db.run(["--as-of", "2026-03-03T00:00:00Z"])
+            #expect(next.status == 0, "\(next.stderr)")
+            #expect(try tables.count("SELECT count(*) FROM plan_history") > historyBefore)
+        }
+    }
+}
