@@ -58,7 +58,10 @@ extension PlanStore {
                     do {
                         state.currentPlan = try Snapshot(json: Array(json.utf8))
                     } catch {
-                        throw StoreError.corruptState(userID: userID, detail: "\(error)")
+                        // The path only: the reason may quote a value, and values are health data.
+                        let path = (error as? SnapshotDecodingError)?.path ?? ""
+                        throw StoreError.corruptState(
+                            userID: userID, detail: path.isEmpty ? "not a valid snapshot" : "bad value at \(path)")
                     }
                 }
                 state.historyRowsOnCurrentPlanDate = try r.int(18)
