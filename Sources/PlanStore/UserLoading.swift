@@ -14,7 +14,8 @@ public struct LoadedUser: Sendable {
 }
 
 extension PlanStore {
-    /// Reads the settings row and stored state of each of `userIDs` in one query.
+    /// Reads the settings row and stored state of each of `userIDs` in one query, in the
+    /// order given (so `--dry-run` output and evaluation order are repeatable).
     /// Numbers and dates come as PostgreSQL text: reading them is a rule (PlanRules).
     public func loadUsers(_ userIDs: [Int64]) throws -> [LoadedUser] {
         var users: [LoadedUser] = []
@@ -30,9 +31,10 @@ extension PlanStore {
                    p.last_evaluated_date::text, \(microseconds("p.seen_updated_at")),
                    \(microseconds("p.judged_updated_at")), p.judged_rules_version,
                    \(microseconds("p.next_check_at")), p.rules_version
-            FROM unnest($1::bigint[]) AS u(user_id)
+            FROM unnest($1::bigint[]) WITH ORDINALITY AS u(user_id, position)
             LEFT JOIN user_settings s ON s.user_id = u.user_id
             LEFT JOIN plan_state p ON p.user_id = u.user_id
+            ORDER BY u.position
             """,
             [userIDs.map(String.init)], purpose: "reading settings and plan state of \(userIDs.count) users"
         ) { r in
