@@ -22,7 +22,8 @@ final class RunDriver {
     let notificationsPath: String
     /// Where `--dry-run` writes its report lines.
     let reportPath: String
-    private let directory: String
+    /// A temp directory of this test, removed afterwards.
+    let directory: String
 
     private init(database: TestDatabase, directory: String) throws {
         self.database = database
