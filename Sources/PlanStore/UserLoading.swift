@@ -25,7 +25,8 @@ extension PlanStore {
             SELECT u.user_id, s.user_id IS NOT NULL,
                    s.date_of_birth::text, s.gender, s.height_cm::text, s.current_weight_kg::text,
                    s.target_weight_kg::text, s.primary_goal, s.target_date::text, s.activity_level,
-                   s.dietary_preferences::text, s.allergies::text, s.meals_per_day, s.timezone,
+                   \(oneDimensional("s.dietary_preferences")), \(oneDimensional("s.allergies")),
+                   s.meals_per_day, s.timezone,
                    s.onboarding_completed, \(microseconds("s.updated_at")),
                    p.user_id IS NOT NULL, p.snapshot, p.history_rows_on_plan_date,
                    p.last_evaluated_date::text, \(microseconds("p.seen_updated_at")),
@@ -76,6 +77,14 @@ extension PlanStore {
             return .continue
         }
         return users
+    }
+
+    /// The text of the `text[]` column `column` (a literal name) as a one-dimensional
+    /// array: the app may store a nested array (`{{a,b},{c,d}}`), which is read as its
+    /// elements in PostgreSQL's own order (`unnest`), so a limit counts every element
+    /// (`cardinality`) and one such row never stops the run.
+    private func oneDimensional(_ column: String) -> String {
+        "(CASE WHEN array_ndims(\(column)) > 1 THEN ARRAY(SELECT unnest(\(column))) ELSE \(column) END)::text"
     }
 
     private func instant(_ row: PostgresRow, _ column: Int) throws -> Instant? {
