@@ -52,4 +52,21 @@ import Testing
             #expect(again.counts.created + again.counts.rejected + again.counts.skippedIncomplete == 0)
         }
     }
+
+    /// The app deletes a user's row: the scheduled switch finds nobody, writes nothing,
+    /// and the user leaves the schedule (no next check selecting them on every run).
+    @Test func aDeletedRowWritesNothingAndLeavesTheSchedule() throws {
+        try RunDriver.withFresh { driver in
+            let t0 = try #require(Instant(rfc3339: "2026-04-10T10:00:00Z"))
+            try driver.insert(TestUser(userID: 2, updatedAt: t0.adding(minutes: -5)))
+            try driver.run(at: t0)
+            let switchMidnight = try #require(try driver.state(of: 2)?.nextCheckAt)
+            try driver.connection.execute("DELETE FROM user_settings WHERE user_id = 2", purpose: "deleting user 2")
+
+            let summary = try driver.run(at: switchMidnight)
+            #expect(summary.counts.due == 0)
+            #expect(try driver.history(of: 2).count == 1)
+            #expect(try driver.state(of: 2)?.nextCheckAt == nil)
+        }
+    }
 }

@@ -46,6 +46,37 @@ import Testing
         }
     }
 
+    /// The reader of stdout goes away mid-run: the run ends with exit code 1, and the
+    /// lines it could not write stay in the outbox for the next run, with the same ids.
+    @Test func aBrokenStdoutPipeLeavesTheRestPendingForTheNextRun() throws {
+        try RunDriver.withFresh { driver in
+            let asOf = try #require(Instant(rfc3339: Self.asOf))
+            try DemoUsers.insert(count: 600, writtenBefore: asOf, into: driver.connection)
+            let pipe = Pipe()
+            let run = try PlanRegenProcess(["run", "--as-of", Self.asOf, "--batch-size", "50"],
+                                           databaseURL: driver.database.conninfo,
+                                           outputDirectory: driver.directory, stdoutPipe: pipe)
+            // Hundreds of lines do not fit in the pipe's 64 KiB: the run blocks until the
+            // reader closes its end, then its next write fails.
+            _ = pipe.fileHandleForReading.readData(ofLength: 1000)
+            try pipe.fileHandleForReading.close()
+            try pipe.fileHandleForWriting.close()
+            let broken = try run.wait()
+            #expect(broken.exitCode == 1)
+            #expect(broken.stderr.contains("stay in the outbox"))
+
+            let pending = try driver.outbox().filter { !$0.emitted }
+            #expect(!pending.isEmpty)
+            // The next run first emits what was left, then does the users the broken run
+            // never reached.
+            let next = try driver.run(at: asOf.adding(minutes: 15))
+            let emitted = try driver.emittedNotifications().map(\.id)
+            #expect(emitted.prefix(pending.count).sorted() == pending.map(\.id))
+            #expect(emitted.count == pending.count + next.counts.notifications)
+            #expect(try driver.outbox().allSatisfy { $0.emitted })
+        }
+    }
+
     @Test func usageErrorsExit64AndFatalErrorsExit1() throws {
         try RunDriver.withFresh { driver in
             let usage = try PlanRegenProcess.run(["run", "--as-of", "yesterday"], databaseURL: driver.database.conninfo,

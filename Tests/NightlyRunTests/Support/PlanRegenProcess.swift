@@ -15,8 +15,9 @@ struct PlanRegenProcess {
     private let stderrPath: String
 
     /// Starts `plan-regen arguments…` with `DATABASE_URL=databaseURL`. Output goes to
-    /// files (a pipe nobody reads would block a run with thousands of lines).
-    init(_ arguments: [String], databaseURL: String, outputDirectory: String) throws {
+    /// files (a pipe nobody reads would block a run with thousands of lines), or stdout
+    /// to `stdoutPipe` when the test reads it itself.
+    init(_ arguments: [String], databaseURL: String, outputDirectory: String, stdoutPipe: Pipe? = nil) throws {
         let name = UUID().uuidString
         stdoutPath = outputDirectory + "/\(name).stdout"
         stderrPath = outputDirectory + "/\(name).stderr"
@@ -27,7 +28,7 @@ struct PlanRegenProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = databaseURL
         process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardOutput = try stdoutPipe ?? FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         try process.run()
     }
