@@ -2,7 +2,7 @@ import PlanRules
 import Testing
 
 /// Five simulated weeks of scheduled runs (plan-rules.md section 2) over one database
-/// holding a MATADOR user in each of eight zones, from +14:00 to −11:00, with half and
+/// holding a MATADOR user and a neighbour without a cycle in each of eight zones, from +14:00 to −11:00, with half and
 /// quarter hours and the March/April DST changes of New York, Berlin, Santiago and Lord
 /// Howe (30 minutes).
 ///
@@ -50,12 +50,18 @@ import Testing
                                        userID: user.userID, weightKg: "87.0"))
                 writes.append(AppWrite(at: try LocalTime.wallTime(user.day(10), hour: 9, in: zone),
                                        userID: user.userID, weightKg: "86.2"))
+                // A neighbour without a cycle whose only event is a birthday on day 20.
+                let steadyBirthday = user.day(20)
+                try driver.insert(TestUser(
+                    userID: user.userID + 100,
+                    dateOfBirth: "1985-\(twoDigits(steadyBirthday.month))-\(twoDigits(steadyBirthday.day))",
+                    primaryGoal: "maintain_weight", timezone: zone, updatedAt: start.adding(seconds: -86_400)))
             }
 
             var instants: Set<Instant> = [start]
             var midnights: Set<Instant> = []
             for user in users {
-                for day in [4, 7, 11, 14, 28] {
+                for day in [4, 7, 11, 14, 20, 28] {
                     let midnight = try LocalTime.midnight(of: user.day(day), in: user.zone)
                     midnights.insert(midnight)
                     instants.formUnion([midnight.adding(minutes: -15), midnight, midnight.adding(minutes: 15)])
@@ -93,6 +99,12 @@ import Testing
             for user in users {
                 try expectSimulatedWeeks(of: user, history: driver.history(of: user.userID),
                                          notifications: notifications.filter { $0.userID == user.userID })
+                // The neighbour: nothing on the cycle's dates, one row on the birthday.
+                let steady = try driver.history(of: user.userID + 100)
+                #expect(steady.map(\.planDate) == [user.day(0), user.day(20)], "neighbour in \(user.zone)")
+                #expect(steady.map(\.reasons) == [["created"], ["birthday"]])
+                #expect(steady.last?.generatedAt == (try LocalTime.midnight(of: user.day(20), in: user.zone)))
+                #expect(steady.map(\.phase) == ["none", "none"])
             }
             // Every committed notification was emitted exactly once, as committed.
             let outbox = try driver.outbox()
