@@ -48,6 +48,12 @@ let package = Package(
         .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "Postgres", "TestSupport"]),
-        .testTarget(name: "NightlyRunTests", dependencies: ["NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
+        .testTarget(
+            name: "NightlyRunTests",
+            dependencies: [
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )
