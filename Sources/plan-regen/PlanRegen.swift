@@ -31,4 +31,7 @@ struct PlanRegen: ParsableCommand {
 enum ExitCodes {
     static let fatal = ExitCode(1)
     static let unknownUsers = ExitCode(3)
+    /// SIGTERM/SIGINT stopped the run between batches: what was done is committed and
+    /// emitted; the next run continues. (EX_TEMPFAIL: try again later.)
+    static let stopped = ExitCode(75)
 }
