@@ -22,7 +22,8 @@ struct PlanRegen: ParsableCommand {
             has no user_settings row; 64 usage error.
             """,
         version: "plan-regen \(binaryVersion) (rules \(rulesVersion))",
-        subcommands: [RunCommand.self, MigrateCommand.self, SeedDemoCommand.self],
+        subcommands: [RunCommand.self, HistoryCommand.self, ExplainCommand.self, PruneCommand.self,
+                      MigrateCommand.self, SeedDemoCommand.self],
         defaultSubcommand: nil
     )
 }
