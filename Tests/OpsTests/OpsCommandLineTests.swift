@@ -13,6 +13,17 @@ import Testing
         }
     }
 
+    @Test func theTopLevelHelpListsEveryCommandWithExamples() throws {
+        try withTemporaryDirectory { folder in
+            let help = try PlanRegenProcess.run(["--help"], databaseURL: nil, folder: folder)
+            #expect(help.exitCode == 0)
+            #expect(help.stdout.contains("Examples:"))
+            for command in ["run", "history", "explain", "prune", "migrate", "seed-demo"] {
+                #expect(help.stdout.contains("  \(command) "), "\(command) missing from --help")
+            }
+        }
+    }
+
     @Test func versionNamesTheRulesVersion() throws {
         try withTemporaryDirectory { folder in
             let version = try PlanRegenProcess.run(["--version"], databaseURL: nil, folder: folder)

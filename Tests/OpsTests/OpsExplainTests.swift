@@ -5,12 +5,15 @@ import Testing
 
 /// `plan-regen explain`: the derivation of the stored plan, and what happens next.
 @Suite struct OpsExplainTests {
-    /// A lose_weight user with a plan from the first run.
+    /// A lose_weight user with a plan from the first run and no birthday in the next
+    /// three weeks (so the next event is the phase switch or the pending change).
     private func loseWeightUser(_ connection: PostgresConnection) throws -> (id: Int64, plan: Snapshot) {
         let row = try connection.query(
             """
             SELECT user_id, snapshot FROM plan_state
-            WHERE snapshot::jsonb->'inputs'->>'primary_goal' = 'lose_weight' ORDER BY user_id LIMIT 1
+            WHERE snapshot::jsonb->'inputs'->>'primary_goal' = 'lose_weight'
+              AND substr(snapshot::jsonb->'inputs'->>'date_of_birth', 6) NOT BETWEEN '02-28' AND '03-21'
+            ORDER BY user_id LIMIT 1
             """, purpose: "test").singleRow()
         return (try row.int64(0), try Snapshot(json: Array(row.string(1).utf8)))
     }

@@ -92,7 +92,7 @@ struct ParsedMetrics {
                 try connection.execute(
                     """
                     UPDATE notification_outbox SET emitted_at = NULL,
-                           created_at = timestamptz '2026-03-01T12:00:00Z' - make_interval(mins => ord)
+                           created_at = timestamptz '2026-03-01T12:00:00Z' - make_interval(mins => ord::int)
                     FROM (SELECT notification_id, row_number() OVER (ORDER BY notification_id) * 30 AS ord
                           FROM notification_outbox LIMIT 3) pick
                     WHERE notification_outbox.notification_id = pick.notification_id
@@ -107,7 +107,7 @@ struct ParsedMetrics {
                     binaryVersion: "test")
                 let metrics = try ParsedMetrics(String(contentsOfFile: path, encoding: .utf8))
                 #expect(metrics["plan_regen_outbox_pending"] == 3)
-                #expect(metrics["plan_regen_outbox_oldest_pending_age_seconds"] == 90 * 60)
+                #expect(metrics["plan_regen_outbox_oldest_pending_age_seconds"] == Double(90 * 60))
             }
         }
     }
