@@ -101,4 +101,26 @@ import Testing
             }
         }
     }
+
+    /// A corrupt stored plan fails the run naming the user and the field, not the value.
+    @Test func aCorruptStoredPlanIsReportedWithoutItsValue() throws {
+        try withDemoDatabase(users: 5) { database, connection in
+            try withTemporaryDirectory { folder in
+                let run = try PlanRegenProcess.run(["run", "--as-of", firstRunAt, "--notifications", folder + "/n"],
+                                                   databaseURL: database.conninfo, folder: folder)
+                #expect(run.exitCode == 0, "\(run.stderr)")
+                let user = try connection.count("SELECT min(user_id) FROM plan_state WHERE snapshot IS NOT NULL")
+                try connection.execute(
+                    "UPDATE plan_state SET snapshot = jsonb_set(snapshot::jsonb, '{inputs,weight_kg_reported}', '82.25')::text WHERE user_id = $1",
+                    [user], purpose: "test: corrupt a stored plan")
+                let failed = try PlanRegenProcess.run(
+                    ["run", "--as-of", switchRunAt, "--user", "\(user)", "--notifications", folder + "/n"],
+                    databaseURL: database.conninfo, folder: folder)
+                #expect(failed.exitCode == 1)
+                #expect(failed.stderr.contains("user \(user): stored plan state cannot be read"))
+                #expect(failed.stderr.contains("inputs.weight_kg_reported"))
+                #expect(!failed.stderr.contains("82.25"))
+            }
+        }
+    }
 }
