@@ -60,8 +60,10 @@ extension PlanStore {
                 if let json = try r.optionalString(17) {
                     do {
                         state.currentPlan = try Snapshot(json: Array(json.utf8))
-                    } catch {
-                        throw StoreError.corruptState(userID: userID, detail: "\(error)")
+                    } catch let error as SnapshotDecodingError {
+                        // The path only: the reason quotes the bad value, which may be health data.
+                        throw StoreError.corruptState(userID: userID, detail: error.path.isEmpty
+                            ? "plan_state.snapshot: \(error.reason)" : "plan_state.snapshot field \(error.path) is unreadable")
                     }
                 }
                 state.historyRowsOnCurrentPlanDate = try r.int(18)
