@@ -9,6 +9,8 @@ import PackageDescription
 //   PlanRules   the pure rules of shared/spec/plan-rules.md: no I/O, no database
 //   PlanStore   SQL: migrations, reading user_settings, writing plans and the outbox
 //   NightlyRun  the run pipeline: due users -> rules -> store -> notifications
+//   Operations  what ops and analysts see: log lines, metrics file, stop signal,
+//               history timeline and CSV, the explain outlook
 //   plan-regen  the command-line interface
 let package = Package(
     name: "plan-regen",
@@ -36,10 +38,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "Operations",
+            dependencies: [
+                "NightlyRun", "PlanStore", "PlanRules",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "plan-regen",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres",
+                "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -48,7 +57,14 @@ let package = Package(
         .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "Postgres", "TestSupport"]),
-        .testTarget(name: "NightlyRunTests", dependencies: ["NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
+        .testTarget(
+            name: "NightlyRunTests",
+            dependencies: [
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
         // Real processes killed, databases cut, garbage rows, overlapping runs (issue 6).
         .testTarget(
             name: "ReliabilityTests",

@@ -27,9 +27,10 @@ END
 $$;
 
 GRANT SELECT ON plan_regen_migrations TO plan_regen_job;           -- the schema drift check
-GRANT SELECT, INSERT, UPDATE ON plan_runs TO plan_regen_job;
 GRANT SELECT, INSERT, UPDATE ON plan_watermarks TO plan_regen_job;
--- DELETE on the per-user tables is for `plan-regen forget` (erasure) only.
+-- DELETE: `plan-regen prune` (old runs, emitted outbox lines, old rejections) and
+-- `plan-regen forget` (a user's rows); the job never updates or deletes a plan itself.
+GRANT SELECT, INSERT, UPDATE, DELETE ON plan_runs TO plan_regen_job;
 GRANT SELECT, INSERT, UPDATE, DELETE ON plan_state TO plan_regen_job;
 GRANT SELECT, INSERT, DELETE ON plan_history TO plan_regen_job;
 GRANT SELECT, INSERT, DELETE ON plan_rejections TO plan_regen_job;

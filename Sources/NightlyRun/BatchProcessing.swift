@@ -42,9 +42,11 @@ extension NightlyRunner {
         if evaluation.recordedIncomplete { outcome.counts.skippedIncomplete += 1 }
         if !evaluation.rejections.isEmpty { outcome.counts.rejected += 1 }
         if !evaluation.reasons.isEmpty { outcome.counts.due += 1 }
+        for reason in evaluation.reasons { outcome.counts.usersByReason[reason.rawValue, default: 0] += 1 }
 
         let rowUpdatedAt = user.row?.updatedAt
         for rejection in evaluation.rejections {
+            outcome.counts.rejectionsByField[rejection.field.rawValue, default: 0] += 1
             outcome.write.rejections.append(RejectionWrite(
                 userID: user.userID, field: rejection.field.rawValue, message: rejection.message,
                 rowUpdatedAt: rowUpdatedAt))

@@ -130,6 +130,7 @@ public struct NightlyRunner {
                     _ = try emitPending(partitions: held, store: store)
                 }
                 summary.counts += outcome.counts
+                options.progress(RunProgress(usersDone: start, usersTotal: candidates.count, counts: summary.counts))
             }
             if !options.dryRun, !manual, !summary.stoppedEarly, let newWatermark {
                 try store.advanceWatermarks(of: held, to: newWatermark)

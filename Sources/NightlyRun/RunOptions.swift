@@ -19,10 +19,13 @@ public struct RunOptions: Sendable {
     /// Asked between batches; true ends the run after the batch in flight is committed
     /// and emitted (SIGTERM from systemd or Kubernetes).
     public var stopRequested: @Sendable () -> Bool
+    /// Told after each batch is committed and emitted (a terminal's progress line).
+    public var progress: @Sendable (RunProgress) -> Void
 
     public init(asOf: Instant, manualUsers: [Int64] = [], dryRun: Bool = false, batchSize: Int = 2000,
                 shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
-                stopRequested: @escaping @Sendable () -> Bool = { false }) {
+                stopRequested: @escaping @Sendable () -> Bool = { false },
+                progress: @escaping @Sendable (RunProgress) -> Void = { _ in }) {
         self.asOf = asOf
         self.manualUsers = manualUsers
         self.dryRun = dryRun
@@ -31,6 +34,7 @@ public struct RunOptions: Sendable {
         self.changeLookbackSeconds = changeLookbackSeconds
         self.binaryVersion = binaryVersion
         self.stopRequested = stopRequested
+        self.progress = progress
     }
 }
 

@@ -11,6 +11,11 @@ public struct RunCounts: Sendable, Equatable {
     public var rejected = 0
     public var notifications = 0
     public var unknownUsers = 0
+    /// Regenerated users per due reason (`settings_changed`, `phase_switch`, …): a user
+    /// counts once under each reason that held. For the metrics file.
+    public var usersByReason: [String: Int] = [:]
+    /// Rejection rows per settings field (`height_cm`, …). For the metrics file.
+    public var rejectionsByField: [String: Int] = [:]
 
     public init() {}
 
@@ -23,6 +28,8 @@ public struct RunCounts: Sendable, Equatable {
         lhs.rejected += rhs.rejected
         lhs.notifications += rhs.notifications
         lhs.unknownUsers += rhs.unknownUsers
+        lhs.usersByReason.merge(rhs.usersByReason, uniquingKeysWith: +)
+        lhs.rejectionsByField.merge(rhs.rejectionsByField, uniquingKeysWith: +)
     }
 }
 

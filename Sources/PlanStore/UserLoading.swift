@@ -14,7 +14,8 @@ public struct LoadedUser: Sendable {
 }
 
 extension PlanStore {
-    /// Reads the settings row and stored state of each of `userIDs` in one query.
+    /// Reads the settings row and stored state of each of `userIDs` in one query, in the
+    /// order given (so `--dry-run` output and evaluation order are repeatable).
     /// Numbers and dates come as PostgreSQL text: reading them is a rule (PlanRules).
     public func loadUsers(_ userIDs: [Int64]) throws -> [LoadedUser] {
         var users: [LoadedUser] = []
@@ -24,15 +25,17 @@ extension PlanStore {
             SELECT u.user_id, s.user_id IS NOT NULL,
                    s.date_of_birth::text, s.gender, s.height_cm::text, s.current_weight_kg::text,
                    s.target_weight_kg::text, s.primary_goal, s.target_date::text, s.activity_level,
-                   \(flattened("s.dietary_preferences")), \(flattened("s.allergies")), s.meals_per_day, s.timezone,
+                   \(oneDimensional("s.dietary_preferences")), \(oneDimensional("s.allergies")),
+                   s.meals_per_day, s.timezone,
                    s.onboarding_completed, \(microseconds("s.updated_at")),
                    p.user_id IS NOT NULL, p.snapshot, p.history_rows_on_plan_date,
                    p.last_evaluated_date::text, \(microseconds("p.seen_updated_at")),
                    \(microseconds("p.judged_updated_at")), p.judged_rules_version,
                    \(microseconds("p.next_check_at")), p.rules_version
-            FROM unnest($1::bigint[]) AS u(user_id)
+            FROM unnest($1::bigint[]) WITH ORDINALITY AS u(user_id, position)
             LEFT JOIN user_settings s ON s.user_id = u.user_id
             LEFT JOIN plan_state p ON p.user_id = u.user_id
+            ORDER BY u.position
             """,
             [userIDs.map(String.init)], purpose: "reading settings and plan state of \(userIDs.count) users"
         ) { r in
@@ -57,11 +60,10 @@ extension PlanStore {
                 if let json = try r.optionalString(17) {
                     do {
                         state.currentPlan = try Snapshot(json: Array(json.utf8))
-                    } catch {
-                        // The path only: the reason may quote a value, and values are health data.
-                        let path = (error as? SnapshotDecodingError)?.path ?? ""
-                        throw StoreError.corruptState(
-                            userID: userID, detail: path.isEmpty ? "not a valid snapshot" : "bad value at \(path)")
+                    } catch let error as SnapshotDecodingError {
+                        // The path only: the reason quotes the bad value, which may be health data.
+                        throw StoreError.corruptState(userID: userID, detail: error.path.isEmpty
+                            ? "plan_state.snapshot: \(error.reason)" : "plan_state.snapshot field \(error.path) is unreadable")
                     }
                 }
                 state.historyRowsOnCurrentPlanDate = try r.int(18)
@@ -79,12 +81,12 @@ extension PlanStore {
         return users
     }
 
-    /// A `text[]` column as the text of a one-dimensional array: the app's column may hold
-    /// any array (`{{a,b},{c,d}}`, `[0:1]={a,b}`), read as its elements in storage order
-    /// so one odd row is judged like any other instead of failing its whole batch.
-    /// `column` is always a literal column name from this file.
-    private func flattened(_ column: String) -> String {
-        "CASE WHEN \(column) IS NULL THEN NULL ELSE ARRAY(SELECT unnest(\(column)))::text END"
+    /// The text of the `text[]` column `column` (a literal name) as a one-dimensional
+    /// array: the app may store a nested array (`{{a,b},{c,d}}`), which is read as its
+    /// elements in PostgreSQL's own order (`unnest`), so a limit counts every element
+    /// (`cardinality`) and one such row never stops the run.
+    private func oneDimensional(_ column: String) -> String {
+        "(CASE WHEN array_ndims(\(column)) > 1 THEN ARRAY(SELECT unnest(\(column))) ELSE \(column) END)::text"
     }
 
     private func instant(_ row: PostgresRow, _ column: Int) throws -> Instant? {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Operations
 import PlanStore
 import Postgres
 
@@ -20,6 +21,10 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
 
+    @Option(help: ArgumentHelp("Log lines on stderr: text (people, journald) or json (one object per line).",
+                               valueName: "text|json"))
+    var logFormat: LogFormat = .text
+
     func connect() throws -> PostgresConnection {
         if let databaseURL { return try PostgresConnection(conninfo: databaseURL) }
         return try PostgresConnection.connectFromEnvironment()
@@ -34,13 +39,17 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     func makeLogger(label: String) -> Logger {
-        var logger = Logger(label: label) { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = logLevel
-        return logger
+        let level = logLevel
+        let format = logFormat
+        return Logger(label: label) { _ in LogLineHandler(level: level, format: format, output: standardError) }
     }
 }
 
+/// Standard error, shared by every log line and the progress line of a run.
+let standardError = ConsoleOutput()
+
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension LogFormat: ExpressibleByArgument {}
 
 /// Prints `error` as one line on stderr and returns the exit code for it: every
 /// failure a command expects ends here, never in a crash or a stack trace.

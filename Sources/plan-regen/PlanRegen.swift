@@ -19,10 +19,20 @@ struct PlanRegen: ParsableCommand {
 
             Exit codes: 0 done (rejected rows included); 1 fatal error (database unreachable \
             or lost, schema out of date, notifications not writable); 3 done, but a --user id \
-            has no user_settings row; 64 usage error.
+            has no user_settings row; 64 usage error; 75 stopped by SIGTERM/SIGINT after \
+            committing the batches done.
+
+            Examples:
+              plan-regen migrate
+              plan-regen run --metrics-file /run/plan-regen/plan-regen.prom
+              plan-regen history --user 42
+              plan-regen explain --user 42
+              plan-regen prune --older-than 30d
+              plan-regen help run
             """,
         version: "plan-regen \(binaryVersion) (rules \(rulesVersion))",
-        subcommands: [RunCommand.self, MigrateCommand.self, SeedDemoCommand.self, ForgetCommand.self],
+        subcommands: [RunCommand.self, HistoryCommand.self, ExplainCommand.self, PruneCommand.self,
+                      ForgetCommand.self, MigrateCommand.self, SeedDemoCommand.self],
         defaultSubcommand: nil
     )
 }
@@ -31,4 +41,7 @@ struct PlanRegen: ParsableCommand {
 enum ExitCodes {
     static let fatal = ExitCode(1)
     static let unknownUsers = ExitCode(3)
+    /// SIGTERM/SIGINT stopped the run between batches: what was done is committed and
+    /// emitted; the next run continues. (EX_TEMPFAIL: try again later.)
+    static let stopped = ExitCode(75)
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import NightlyRun
+import Operations
 import PlanRules
 import PlanStore
 
@@ -18,15 +19,23 @@ struct RunCommand: ParsableCommand {
             Two runs at once never process the same user: a run skips the user partitions \
             another run holds. A --user rerun waits for them (up to --lock-timeout).
 
+            SIGTERM or SIGINT (systemd, Kubernetes, Ctrl-C) stops the run after the batch in \
+            flight: it is committed and its notifications emitted, then the run exits with 75. \
+            A second signal stops at once (committed lines not yet emitted stay in the outbox \
+            for the next run).
+
             Examples:
               plan-regen run
               plan-regen run --as-of 2026-03-16T00:15:00Z
               plan-regen run --user 42 --user 43 --dry-run
               plan-regen run --notifications /var/lib/plan-regen/notifications.jsonl
               plan-regen run --shard 0/2        # with another process running --shard 1/2
+              plan-regen run --metrics-file /var/lib/node_exporter/textfile/plan-regen.prom
+              plan-regen run --log-format json --log-level notice
 
             Exit codes: 0 done (rejected rows included); 1 fatal error; 3 done, but a --user id \
-            has no user_settings row; 64 usage error.
+            has no user_settings row; 64 usage error; 75 stopped by SIGTERM/SIGINT after \
+            committing the batches done (rerun to continue).
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -53,6 +62,11 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Seconds behind the last run's watermark to look for changed rows.")
     var changeLookback: Int64 = 3600
 
+    @Option(help: ArgumentHelp(
+        "Write Prometheus metrics of this run here, atomically (node_exporter textfile collector; name it *.prom).",
+        valueName: "file"))
+    var metricsFile: String?
+
     func validate() throws {
         if let asOf, Instant(rfc3339: asOf) == nil {
             throw ValidationError("--as-of: '\(asOf)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
@@ -65,12 +79,17 @@ struct RunCommand: ParsableCommand {
         }
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
         guard changeLookback >= 0 else { throw ValidationError("--change-lookback cannot be negative") }
+        if metricsFile != nil, dryRun {
+            throw ValidationError("--metrics-file records real runs; leave it out with --dry-run")
+        }
     }
 
     func run() throws {
         // A closed stdout must become a write error (lines stay in the outbox), not a kill.
         signal(SIGPIPE, SIG_IGN)
+        let stop = StopSignal()
         let logger = connection.makeLogger(label: "plan-regen.run")
+        let progressLine = ProgressLine(output: standardError)
         let summary: RunSummary
         do {
             let zones: ZoneDatabase
@@ -87,12 +106,16 @@ struct RunCommand: ParsableCommand {
                 connect: { try connection.connect() }, timeouts: connection.timeouts, zones: zones,
                 logger: logger, notifications: sink, report: .standardOutput())
             summary = try runner.run(RunOptions(
-                asOf: asOf.flatMap { Instant(rfc3339: $0) } ?? currentInstant(),
+                asOf: asOf.flatMap { Instant(rfc3339: $0) } ?? wallClockNow(),
                 manualUsers: users, dryRun: dryRun, batchSize: batchSize, shard: shard.flatMap(Shard.init),
-                changeLookbackSeconds: changeLookback, binaryVersion: binaryVersion))
+                changeLookbackSeconds: changeLookback, binaryVersion: binaryVersion,
+                stopRequested: { stop.isRequested }, progress: progressLine.report))
         } catch {
+            progressLine.finish()
+            writeMetrics(.failed, logger: logger)
             throw fail(error, logger: logger)
         }
+        progressLine.finish()
         let c = summary.counts
         logger.notice("run finished", metadata: [
             "run_id": "\(summary.runID.map(String.init) ?? "dry-run")",
@@ -100,14 +123,32 @@ struct RunCommand: ParsableCommand {
             "unchanged": "\(c.unchanged)", "skipped_incomplete": "\(c.skippedIncomplete)",
             "rejected": "\(c.rejected)", "notifications": "\(c.notifications)",
             "unknown_users": "\(c.unknownUsers)", "duration_ms": "\(summary.durationMs)",
+            "stopped_early": "\(summary.stoppedEarly)",
         ])
+        writeMetrics(summary.stoppedEarly ? .stopped(summary) : .succeeded(summary), logger: logger)
+        if summary.stoppedEarly { throw ExitCodes.stopped }
         if !summary.unknownUsers.isEmpty { throw ExitCodes.unknownUsers }
     }
-}
 
-/// The current instant from the system clock, to the microsecond.
-func currentInstant() -> Instant {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    return Instant(microsecondsSinceEpoch: Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000)
+    /// Writes `--metrics-file`, if asked. A metrics problem is logged but does not change
+    /// the run's exit code: the plans and notifications are what matter.
+    private func writeMetrics(_ outcome: MetricsFile.Outcome, logger: Logger) {
+        guard let metricsFile else { return }
+        var backlog: OutboxBacklog?
+        if case .failed = outcome {
+            backlog = nil  // the failure may be the database itself
+        } else {
+            do {
+                backlog = try connection.openStore().outboxBacklog()
+            } catch {
+                logger.warning("metrics written without the outbox backlog", metadata: ["error": "\(error)"])
+            }
+        }
+        do {
+            try MetricsFile(path: metricsFile).write(
+                outcome, finishedAt: wallClockNow(), backlog: backlog, binaryVersion: binaryVersion)
+        } catch {
+            logger.error("\(error)")
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Operations
 import PlanRules
 import PlanStore
 
@@ -33,7 +34,7 @@ struct SeedDemoCommand: ParsableCommand {
             }
             before = parsed
         } else {
-            before = currentInstant()
+            before = wallClockNow()
         }
         do {
             try DemoUsers.insert(count: users, firstUserID: firstUserId, writtenBefore: before,

@@ -1,0 +1,244 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NightlyRun
+import PlanRules
+import PlanStore
+
+/// `--metrics-file PATH`: the state of the last run in Prometheus text format, for the
+/// node_exporter textfile collector (point its `--collector.textfile.directory` at the
+/// folder and name the file `*.prom`).
+///
+/// Written atomically (a temporary file in the same folder, then `rename`) so the
+/// collector never reads half a file, after every run — failed ones too. A failed run
+/// keeps the previous file's `plan_regen_last_success_timestamp_seconds` and adds one to
+/// `plan_regen_run_failures_total`, so "no success for an hour" is one alert rule:
+///
+///     time() - plan_regen_last_success_timestamp_seconds > 3600
+///
+/// One file per process: give each `--shard` its own path.
+public struct MetricsFile: Sendable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// How the run ended.
+    public enum Outcome: Sendable {
+        /// Completed (rejected rows included).
+        case succeeded(RunSummary)
+        /// Stopped early by SIGTERM/SIGINT after committing the batches it had done.
+        case stopped(RunSummary)
+        /// Ended by an error; nothing half-done was committed.
+        case failed
+    }
+
+    /// Writes the metrics of a run that ended at `finishedAt`. `backlog` is nil when the
+    /// database could not be asked (the failure may be the database itself).
+    public func write(_ outcome: Outcome, finishedAt: Instant, backlog: OutboxBacklog?,
+                      binaryVersion: String) throws {
+        let previous = readPrevious()
+        var text = MetricsText()
+        text.gauge("plan_regen_build_info", "Version of the binary and of the plan rules.",
+                   [(["version": binaryVersion, "rules_version": rulesVersion], "1")])
+        text.gauge("plan_regen_last_run_timestamp_seconds", "Unix time the last run ended.",
+                   [([:], seconds(finishedAt))])
+        let summary: RunSummary?
+        var lastSuccess = previous.lastSuccess
+        var failures = previous.failures
+        switch outcome {
+        case .succeeded(let finished):
+            summary = finished
+            lastSuccess = seconds(finishedAt)
+        case .stopped(let finished):
+            summary = finished
+        case .failed:
+            summary = nil
+            failures += 1
+        }
+        text.gauge("plan_regen_last_run_success", "1 if the last run completed, else 0 (failed or stopped).",
+                   [([:], { if case .succeeded = outcome { "1" } else { "0" } }())])
+        text.gauge("plan_regen_last_run_stopped_early", "1 if SIGTERM/SIGINT stopped the last run between batches.",
+                   [([:], { if case .stopped = outcome { "1" } else { "0" } }())])
+        if let lastSuccess {
+            text.gauge("plan_regen_last_success_timestamp_seconds", "Unix time the last completed run ended.",
+                       [([:], lastSuccess)])
+        }
+        text.counter("plan_regen_run_failures_total", "Runs that ended with an error (exit code 1), ever.",
+                     [([:], "\(failures)")])
+        if let summary { describe(summary, into: &text) }
+        if let backlog {
+            text.gauge("plan_regen_outbox_pending", "Notification lines committed but not yet emitted.",
+                       [([:], "\(backlog.pending)")])
+            let age = backlog.oldestCreatedAt.map {
+                max(0, finishedAt.microsecondsSinceEpoch - $0.microsecondsSinceEpoch) / 1_000_000
+            } ?? 0
+            text.gauge("plan_regen_outbox_oldest_pending_age_seconds",
+                       "Age of the oldest pending notification line (0 when none is pending).",
+                       [([:], "\(age)")])
+        }
+        try replaceAtomically(with: text.output)
+    }
+
+    private func describe(_ summary: RunSummary, into text: inout MetricsText) {
+        let counts = summary.counts
+        text.gauge("plan_regen_last_run_duration_seconds", "Wall time of the last run.",
+                   [([:], fixedPointSeconds(summary.durationMs * 1000))])
+        let outcomes: [(String, Int)] = [
+            ("due", counts.due), ("created", counts.created), ("changed", counts.changed),
+            ("unchanged", counts.unchanged), ("skipped_incomplete", counts.skippedIncomplete),
+            ("rejected", counts.rejected), ("unknown_user", counts.unknownUsers),
+        ]
+        text.gauge("plan_regen_last_run_users", "Users of the last run by outcome (due: regenerated for any reason).",
+                   outcomes.map { (["outcome": $0.0], "\($0.1)") })
+        text.gauge("plan_regen_last_run_users_by_reason",
+                   "Users the last run regenerated, per due reason (a user counts under each reason that held).",
+                   DueReason.allCases.map { (["reason": $0.rawValue], "\(counts.usersByReason[$0.rawValue] ?? 0)") })
+        text.gauge("plan_regen_last_run_rejections", "Rejection rows the last run recorded, per settings field.",
+                   SettingsField.allCases.map {
+                       (["field": $0.rawValue], "\(counts.rejectionsByField[$0.rawValue] ?? 0)")
+                   })
+        text.gauge("plan_regen_last_run_notifications", "Notifications the last run created.",
+                   [([:], "\(counts.notifications)")])
+        text.gauge("plan_regen_last_run_skipped_partitions", "User partitions another run held (skipped).",
+                   [([:], "\(summary.skippedPartitions.count)")])
+    }
+
+    /// What the previous file said: the last success (kept by a failed run) and the
+    /// failure counter. A missing or unreadable file starts from nothing.
+    private func readPrevious() -> (lastSuccess: String?, failures: Int) {
+        guard let text = readFile(path) else { return (nil, 0) }
+        var lastSuccess: String?
+        var failures = 0
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2 else { continue }
+            if parts[0] == "plan_regen_last_success_timestamp_seconds", Double(parts[1]) != nil {
+                lastSuccess = String(parts[1])
+            } else if parts[0] == "plan_regen_run_failures_total", let value = Int(parts[1]) {
+                failures = value
+            }
+        }
+        return (lastSuccess, failures)
+    }
+
+    private func replaceAtomically(with text: String) throws {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        // A dot name without .prom: the collector ignores it while it is being written.
+        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw MetricsFileError(path: path, step: "create \(temporary)", errno: errno) }
+        if let code = writeAll(Array(text.utf8), to: fd) {
+            close(fd)
+            unlink(temporary)
+            throw MetricsFileError(path: path, step: "write \(temporary)", errno: code)
+        }
+        if fsync(fd) != 0 || close(fd) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw MetricsFileError(path: path, step: "flush \(temporary)", errno: code)
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw MetricsFileError(path: path, step: "rename \(temporary) to it", errno: code)
+        }
+    }
+
+    /// Unix seconds with milliseconds, e.g. `1795334400.125`.
+    private func seconds(_ instant: Instant) -> String {
+        fixedPointSeconds(instant.microsecondsSinceEpoch)
+    }
+
+    private func fixedPointSeconds(_ microseconds: Int64) -> String {
+        let milliseconds = microseconds / 1000
+        let (whole, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let digits = String(abs(fraction))
+        return "\(whole).\(String(repeating: "0", count: 3 - digits.count))\(digits)"
+    }
+}
+
+/// Why the metrics file could not be written.
+public struct MetricsFileError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var step: String
+    public var reason: String
+
+    init(path: String, step: String, errno code: Int32) {
+        self.path = path
+        self.step = step
+        self.reason = String(cString: strerror(code))
+    }
+
+    public var description: String {
+        "cannot write metrics file \(path) (\(step)): \(reason); check that its folder exists and is writable"
+    }
+}
+
+/// Builds Prometheus text exposition format 0.0.4: `# HELP`, `# TYPE`, then samples.
+struct MetricsText {
+    private(set) var output = ""
+
+    mutating func gauge(_ name: String, _ help: String, _ samples: [([String: String], String)]) {
+        family(name, "gauge", help, samples)
+    }
+
+    mutating func counter(_ name: String, _ help: String, _ samples: [([String: String], String)]) {
+        family(name, "counter", help, samples)
+    }
+
+    private mutating func family(_ name: String, _ type: String, _ help: String,
+                                 _ samples: [([String: String], String)]) {
+        output += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        for (labels, value) in samples {
+            output += name
+            if !labels.isEmpty {
+                output += "{" + labels.keys.sorted().map { "\($0)=\"\(escaped(labels[$0]!))\"" }
+                    .joined(separator: ",") + "}"
+            }
+            output += " \(value)\n"
+        }
+    }
+
+    /// Label values escape backslash, double quote and line feed.
+    private func escaped(_ value: String) -> String {
+        value.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"").replacingAll("\n", with: "\\n")
+    }
+}
+
+/// Writes every byte (retrying short writes and EINTR); returns errno on failure.
+private func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
+    bytes.withUnsafeBytes { raw -> Int32? in
+        var offset = 0
+        while offset < raw.count {
+            let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return nil
+    }
+}
+
+/// The whole file at `path` as UTF-8, or nil if it cannot be read.
+func readFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 16_384)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { break }
+        bytes.append(contentsOf: chunk[0..<count])
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}

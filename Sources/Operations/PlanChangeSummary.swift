@@ -1,0 +1,63 @@
+import PlanRules
+
+/// A written plan in the words of the app's "Plan Updates" timeline:
+/// `Oct 21, 2025 — Plan recalculated — Target 1,950 → 1,975 cal`.
+///
+/// The event is the first that applies: the first plan; a MATADOR phase switch; new
+/// calories; other new targets; a reported weight alone; any other change (preferences,
+/// goal date, rules version).
+public struct PlanChangeSummary: Hashable, Sendable {
+    /// "Plan created", "Maintenance phase started", "Plan recalculated", …
+    public var event: String
+    /// "Target 1,950 → 1,975 cal · Protein 130 → 128 g", …
+    public var details: String
+
+    /// - Parameters:
+    ///   - changes: the plan's diff (empty for a first plan).
+    ///   - calories, proteinG, waterMl: the plan's targets, for a first plan's details.
+    public init(changes: [FieldChange], calories: Int, proteinG: Int, waterMl: Int) {
+        let byPath = Dictionary(changes.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        guard !changes.isEmpty else {
+            event = "Plan created"
+            details = "Target \(groupedThousands(calories)) cal, \(groupedThousands(proteinG)) g protein, "
+                + "\(groupedThousands(waterMl)) ml water"
+            return
+        }
+        var parts: [String] = []
+        let calorieChange = byPath["targets.calories"]
+        if let calorieChange {
+            parts.append("Target \(calorieChange.before) → \(calorieChange.after) cal")
+        }
+        if let protein = byPath["targets.protein_g"] { parts.append("Protein \(protein.before) → \(protein.after) g") }
+        if let water = byPath["targets.water_ml"] { parts.append("Water \(water.before) → \(water.after) ml") }
+        if let weight = byPath["inputs.weight_kg_reported"] {
+            parts.append("Weight \(weight.before) → \(weight.after) kg")
+        }
+        let targetsChanged = changes.contains { $0.path.hasPrefix("targets.") }
+        if let phase = byPath["phase.phase"], ["deficit", "maintenance"].contains(phase.before),
+           ["deficit", "maintenance"].contains(phase.after) {
+            event = phase.after == "maintenance" ? "Maintenance phase started" : "Deficit phase started"
+        } else if targetsChanged {
+            event = "Plan recalculated"
+        } else if changes.allSatisfy({ $0.path == "inputs.weight_kg_reported" }) {
+            event = "Weight updated"
+        } else {
+            event = "Plan updated"
+        }
+        if calorieChange == nil { parts.append("Target unchanged (\(groupedThousands(calories)) cal)") }
+        // Inputs people set (not the derived ones), flags and the rules version; phase and
+        // projection fields follow from those and the date.
+        let derived: Set<String> = ["inputs.weight_kg_reported", "inputs.weight_kg_basis", "inputs.settings_updated_at"]
+        let others = changes.filter {
+            ($0.path.hasPrefix("inputs.") && !derived.contains($0.path)) || $0.path == "flags" || $0.path == "rules_version"
+        }
+        if !others.isEmpty { parts.append("Changed: " + others.map(\.field).joined(separator: ", ")) }
+        details = parts.joined(separator: " · ")
+    }
+
+    /// `Oct 21, 2025`.
+    public static func timelineDate(_ date: LocalDate) -> String {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        return "\(months[date.month - 1]) \(date.day), \(date.year)"
+    }
+}

@@ -1,0 +1,72 @@
+import PlanRules
+
+/// What will happen to a user's plan next, for `plan-regen explain`: whether a run
+/// would regenerate them now, then what the next scheduled check (pending settings
+/// change, MATADOR phase switch, birthday, rules change) will do — each worked out by
+/// the same `evaluate` the run uses, assuming the settings are not written again.
+public struct PlanOutlook: Sendable {
+    public var lines: [String]
+
+    public init(row: UserSettingsRow?, state: UserPlanState?, asOf: Instant, zones: ZoneDatabase) {
+        guard let row else {
+            lines = ["No user_settings row: nothing happens until the app writes one."]
+            return
+        }
+        var lines: [String] = []
+        let state = state ?? UserPlanState()
+        if let written = row.updatedAt, state.judgedUpdatedAt == written {
+            lines.append("The settings written at \(written.rfc3339) were judged unusable (see plan_rejections); "
+                         + "the plan keeps its inputs until the app writes the row again.")
+        } else if let written = row.updatedAt, state.currentPlan != nil, state.seenUpdatedAt.map({ written > $0 }) ?? true {
+            lines.append("Pending settings change: the row written at \(written.rfc3339) is not applied yet; "
+                         + "it takes effect at the user's first local midnight after that write.")
+        }
+
+        let now = evaluate(row: row, state: state, at: asOf, manualRerun: false, zones: zones)
+        var following = (state: state, at: now.nextScheduledCheck)
+        if Self.doesSomething(now) {
+            lines.append("Due now: a run at \(asOf.rfc3339) would act on the plan for \(now.planDate): "
+                         + Self.describe(now))
+            following = (now.newState, now.nextScheduledCheck)
+        }
+        if let at = following.at {
+            let later = evaluate(row: row, state: following.state, at: at, manualRerun: false, zones: zones)
+            lines.append("Next scheduled check: \(at.rfc3339) (local midnight of \(later.planDate)): "
+                         + Self.describe(later))
+        } else if !Self.doesSomething(now) {
+            lines.append("Nothing is scheduled: the plan changes only when the settings are written again.")
+        }
+        self.lines = lines
+    }
+
+    public func render() -> String {
+        (["What happens next (if the settings are not written again):"] + lines.map { "  - " + $0 })
+            .joined(separator: "\n") + "\n"
+    }
+
+    private static func doesSomething(_ evaluation: Evaluation) -> Bool {
+        !evaluation.reasons.isEmpty || !evaluation.rejections.isEmpty || evaluation.recordedIncomplete
+    }
+
+    private static func describe(_ evaluation: Evaluation) -> String {
+        var parts: [String] = []
+        let reasons = evaluation.reasons.map(\.rawValue).joined(separator: ", ")
+        if let history = evaluation.history {
+            let targets = history.snapshot.targets
+            let summary = PlanChangeSummary(changes: history.diff.map(FieldChange.init), calories: targets.calories,
+                                            proteinG: targets.proteinG, waterMl: targets.waterMl)
+            parts.append("\(reasons) → \(summary.event) — \(summary.details)")
+            parts.append(evaluation.notification.map { "notification \($0.type.rawValue)" } ?? "no notification")
+        } else if !evaluation.reasons.isEmpty {
+            parts.append("\(reasons) → regenerated, nothing changes (no history row, no notification)")
+        }
+        if !evaluation.rejections.isEmpty {
+            parts.append("the live settings are rejected: "
+                         + evaluation.rejections.map { "\($0.field.rawValue): \($0.message)" }.joined(separator: "; "))
+        }
+        if evaluation.recordedIncomplete {
+            parts.append("the live settings are incomplete (onboarding not completed, or height/weight missing): skipped")
+        }
+        return parts.isEmpty ? "nothing changes" : parts.joined(separator: "; ")
+    }
+}

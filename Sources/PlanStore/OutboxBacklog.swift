@@ -1,0 +1,29 @@
+import PlanRules
+import Postgres
+
+/// Notification lines committed but not yet emitted, over all users: what the metrics
+/// file reports so an alert can fire when lines pile up (a consumer that stopped reading).
+public struct OutboxBacklog: Sendable, Equatable {
+    public var pending: Int
+    /// `created_at` of the oldest pending line (the `as_of` of the run that wrote it).
+    public var oldestCreatedAt: Instant?
+
+    public init(pending: Int, oldestCreatedAt: Instant?) {
+        self.pending = pending
+        self.oldestCreatedAt = oldestCreatedAt
+    }
+}
+
+extension PlanStore {
+    /// Counts pending outbox lines through the partial index on pending lines.
+    public func outboxBacklog() throws -> OutboxBacklog {
+        let row = try connection.query(
+            """
+            SELECT count(*), \(microseconds("min(created_at)"))
+            FROM notification_outbox WHERE emitted_at IS NULL
+            """, purpose: "counting pending notifications").singleRow()
+        return OutboxBacklog(
+            pending: try row.int(0),
+            oldestCreatedAt: try row.optionalInt64(1).map(Instant.init(microsecondsSinceEpoch:)))
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import NightlyRun
+import Operations
+import PlanRules
+import PlanStore
+
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Prints written plans, newest first: one user's timeline, or a CSV/JSON export.",
+        discussion: """
+            --format table (the default) prints one user's "Plan Updates" timeline, one line \\
+            per written plan:
+
+              Oct 21, 2025 — Plan recalculated — Target 1,950 → 1,975 cal  [settings_changed; run 12]
+
+            --format csv and --format json (one object per line, with snapshot and diff) work \\
+            for one user or, without --user, for every user in the date range. Rows stream \\
+            from the database, so exports of any size use little memory.
+
+            Examples:
+              plan-regen history --user 42
+              plan-regen history --user 42 --from 2026-01-01 --format json | jq .details
+              plan-regen history --from 2026-03-01 --to 2026-03-31 --format csv > march.csv
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(name: .customLong("user"), help: ArgumentHelp("The user whose plans to print.", valueName: "id"))
+    var userID: Int64?
+
+    @Option(help: ArgumentHelp("First plan date to include (YYYY-MM-DD).", valueName: "date"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Last plan date to include (YYYY-MM-DD).", valueName: "date"))
+    var to: String?
+
+    @Option(help: ArgumentHelp("table, csv or json.", valueName: "format"))
+    var format: HistoryFormat = .table
+
+    func validate() throws {
+        for (name, value) in [("--from", from), ("--to", to)] {
+            if let value, LocalDate(iso8601: value) == nil {
+                throw ValidationError("\(name): '\(value)' is not a date such as 2026-03-16")
+            }
+        }
+        if format == .table, userID == nil {
+            throw ValidationError("--format table prints one user's timeline: give --user ID, "
+                                  + "or use --format csv or json for every user")
+        }
+    }
+
+    func run() throws {
+        let logger = connection.makeLogger(label: "plan-regen.history")
+        do {
+            let store = try connection.openStore()
+            try Migrator(connection: store.connection).checkUpToDate()
+            let range = HistoryRange(userID: userID, from: from.flatMap { LocalDate(iso8601: $0) },
+                                     to: to.flatMap { LocalDate(iso8601: $0) })
+            let who = userID.map { "user \($0)" } ?? "all users"
+            var printer = try HistoryPrinter(format: format, output: .standardOutput(),
+                                             title: "Plan updates for \(who), newest first")
+            try store.forEachHistoryRecord(in: range) { try printer.add($0) }
+            try printer.finish(emptyMessage: "No written plans for \(who)\(rangeText).")
+        } catch {
+            throw fail(error, logger: logger)
+        }
+    }
+
+    private var rangeText: String {
+        switch (from, to) {
+        case let (from?, to?): " from \(from) to \(to)"
+        case let (from?, nil): " from \(from)"
+        case let (nil, to?): " up to \(to)"
+        case (nil, nil): ""
+        }
+    }
+}
+
+extension HistoryFormat: ExpressibleByArgument {}
