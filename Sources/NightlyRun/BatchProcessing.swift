@@ -80,7 +80,8 @@ extension NightlyRunner {
             outcome.write.states.append(StateWrite(
                 userID: user.userID, state: evaluation.newState,
                 snapshotJSON: historyJSON?.snapshot ?? evaluation.newState.currentPlan?.jsonString,
-                rulesVersion: rulesVersion, nextCheckAt: evaluation.nextScheduledCheck))
+                rulesVersion: rulesVersion, nextCheckAt: evaluation.nextScheduledCheck,
+                isNew: user.state == nil))
         }
         if options.dryRun, evaluation.outcome != .notDue {
             outcome.reportLines.append(DryRunReport.line(

@@ -19,7 +19,7 @@ public struct RunSummary: Sendable {
 
 /// Runs the nightly job: select due users, evaluate each with the rules, write each
 /// batch in one transaction, then emit the batch's notifications (plan-rules.md §2, §7).
-public struct NightlyRunner {
+public struct NightlyRunner: Sendable {
     /// Opens a new database connection (one per worker).
     public let connect: @Sendable () throws -> PostgresConnection
     public let timeouts: PlanStore.Timeouts
@@ -89,7 +89,7 @@ public struct NightlyRunner {
 
         do {
             if !options.dryRun, !held.isEmpty {
-                let leftovers = try emitPending(partitions: held, store: store)
+                let leftovers = try emitPending(partitions: held, store: store, runID: runID)
                 if leftovers > 0 {
                     runLogger.notice("emitted notifications left pending by an earlier run",
                                      metadata: ["notifications": "\(leftovers)"])
@@ -111,26 +111,15 @@ public struct NightlyRunner {
             }
             runLogger.info("candidates selected", metadata: ["candidates": "\(candidates.count)"])
 
-            var start = 0
-            while start < candidates.count {
-                if options.stopRequested() {
-                    summary.stoppedEarly = true
-                    runLogger.notice("stop requested; the batches done so far are committed and emitted",
-                                     metadata: ["users_left": "\(candidates.count - start)"])
-                    break
-                }
-                let batch = Array(candidates[start..<min(start + options.batchSize, candidates.count)])
-                start += batch.count
-                let outcome = try process(batch, store: store, options: options, manual: manual, logger: runLogger)
-                summary.unknownUsers += outcome.unknownUsers
-                if options.dryRun {
-                    try report.emit(outcome.reportLines)
-                } else {
-                    try store.write(outcome.write, runID: runID, generatedAt: options.asOf)
-                    _ = try emitPending(partitions: held, store: store)
-                }
-                summary.counts += outcome.counts
-                options.progress(RunProgress(usersDone: start, usersTotal: candidates.count, counts: summary.counts))
+            let batches = BatchQueue(candidates: candidates, batchSize: options.batchSize)
+            let progress = try processBatches(batches, mainStore: store, runID: runID, options: options,
+                                              manual: manual, logger: runLogger)
+            summary.counts += progress.counts
+            summary.unknownUsers += progress.unknownUsers
+            summary.stoppedEarly = progress.stoppedEarly
+            if summary.stoppedEarly {
+                runLogger.notice("stop requested; the batches done so far are committed and emitted",
+                                 metadata: ["users_left": "\(candidates.count - progress.usersDone)"])
             }
             if !options.dryRun, !manual, !summary.stoppedEarly, let newWatermark {
                 try store.advanceWatermarks(of: held, to: newWatermark)
@@ -154,15 +143,16 @@ public struct NightlyRunner {
         return summary
     }
 
-    /// Emits every outbox line pending for `partitions`, marking each chunk emitted
-    /// after it is flushed. Returns how many lines were emitted.
-    private func emitPending(partitions: [Int], store: PlanStore) throws -> Int {
+    /// Emits every outbox line pending for `partitions` (left by a killed run or a broken
+    /// pipe), marking each chunk emitted after it is flushed. Returns how many lines were
+    /// emitted.
+    private func emitPending(partitions: [Int], store: PlanStore, runID: Int64) throws -> Int {
         var emitted = 0
         while true {
             let pending = try store.pendingNotifications(partitions: partitions, limit: 5000)
             if pending.isEmpty { return emitted }
             try notifications.emit(pending.map(\.payload))
-            try store.markEmitted(pending.map(\.notificationID))
+            try store.markEmitted(pending.map(\.notificationID), runID: runID)
             emitted += pending.count
         }
     }

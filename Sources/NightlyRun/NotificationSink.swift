@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,13 +11,24 @@ import Darwin
 ///
 /// The process must ignore SIGPIPE (the CLI does) so that a closed pipe becomes a
 /// thrown error — lines stay pending — instead of killing the run.
-public final class NotificationSink {
+///
+/// Workers share one sink: `emit` holds a lock, so one call's lines stay together.
+public final class NotificationSink: Sendable {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     public let destination: String
+    private let emitting = Mutex(Emitting())
+
+    private struct Emitting {
+        var fault: FaultInjection?
+        var calls = 0
+    }
+
     /// TEST-ONLY (`PLAN_REGEN_FAULT`): kills the process at one call of `emit`.
-    public var fault: FaultInjection?
-    private var emitCalls = 0
+    public var fault: FaultInjection? {
+        get { emitting.withLock { $0.fault } }
+        set { emitting.withLock { $0.fault = newValue } }
+    }
 
     public static func standardOutput() -> NotificationSink {
         NotificationSink(descriptor: STDOUT_FILENO, ownsDescriptor: false, destination: "stdout")
@@ -44,15 +56,17 @@ public final class NotificationSink {
     /// full disk) so the caller leaves the lines pending in the outbox.
     public func emit(_ lines: [String]) throws {
         guard !lines.isEmpty else { return }
-        emitCalls += 1
-        let fault = self.fault.flatMap { $0.call == emitCalls ? $0.point : nil }
-        if fault == .beforeEmit { self.fault?.killProcess() }
-        if fault == .midEmit {
-            try writeLines(lines.prefix(lines.count / 2))
-            self.fault?.killProcess()
+        try emitting.withLock { state in
+            state.calls += 1
+            let injected = state.fault.flatMap { $0.call == state.calls ? $0 : nil }
+            if injected?.point == .beforeEmit { injected?.killProcess() }
+            if injected?.point == .midEmit {
+                try writeLines(lines.prefix(lines.count / 2))
+                injected?.killProcess()
+            }
+            try writeLines(lines[...])
+            if injected?.point == .afterEmit { injected?.killProcess() }
         }
-        try writeLines(lines[...])
-        if fault == .afterEmit { self.fault?.killProcess() }
     }
 
     private func writeLines(_ lines: ArraySlice<String>) throws {

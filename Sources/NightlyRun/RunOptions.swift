@@ -10,6 +10,8 @@ public struct RunOptions: Sendable {
     public var dryRun: Bool
     /// Users per transaction.
     public var batchSize: Int
+    /// `--workers N`: batches processed at once, each worker on its own connection.
+    public var workers: Int
     /// `--shard i/N`: this process handles the user partitions of shard i only.
     public var shard: Shard?
     /// How far behind the last watermark a run looks for changed rows, so a write whose
@@ -23,13 +25,14 @@ public struct RunOptions: Sendable {
     public var progress: @Sendable (RunProgress) -> Void
 
     public init(asOf: Instant, manualUsers: [Int64] = [], dryRun: Bool = false, batchSize: Int = 2000,
-                shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
+                workers: Int = 1, shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
                 stopRequested: @escaping @Sendable () -> Bool = { false },
                 progress: @escaping @Sendable (RunProgress) -> Void = { _ in }) {
         self.asOf = asOf
         self.manualUsers = manualUsers
         self.dryRun = dryRun
         self.batchSize = batchSize
+        self.workers = workers
         self.shard = shard
         self.changeLookbackSeconds = changeLookbackSeconds
         self.binaryVersion = binaryVersion

@@ -48,9 +48,14 @@ public struct StateWrite: Sendable {
     public var snapshotJSON: String?
     public var rulesVersion: String
     public var nextCheckAt: Instant?
+    /// The user has no `plan_state` row yet: it is copied straight in, which skips the
+    /// staging table and the upsert (a first run writes a million of these).
+    public var isNew: Bool
 
-    public init(userID: Int64, state: UserPlanState, snapshotJSON: String?, rulesVersion: String, nextCheckAt: Instant?) {
+    public init(userID: Int64, state: UserPlanState, snapshotJSON: String?, rulesVersion: String,
+                nextCheckAt: Instant?, isNew: Bool) {
         self.userID = userID
+        self.isNew = isNew
         self.state = state
         self.snapshotJSON = snapshotJSON
         self.rulesVersion = rulesVersion
@@ -91,10 +96,14 @@ public struct OutboxWrite: Sendable {
 extension PlanStore {
     /// Writes `batch` in one transaction with COPY (few round trips, no per-row SQL).
     /// A failure rolls the whole batch back: nothing half-done is ever committed.
-    public func write(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws {
-        guard !batch.isEmpty else { return }
+    ///
+    /// - Returns: the `notification_batches` row of the batch's outbox lines (nil without
+    ///   lines): once they are emitted, `markEmitted(batch:)` marks them all at once.
+    @discardableResult
+    public func write(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws -> Int64? {
+        guard !batch.isEmpty else { return nil }
         let run = String(runID)
-        try connection.withTransaction { conn in
+        return try connection.withTransaction { conn -> Int64? in
             if !batch.history.isEmpty {
                 let generated = generatedAt.postgresText
                 try conn.copyIn(
@@ -111,24 +120,13 @@ extension PlanStore {
                     }
                 }
             }
-            if !batch.states.isEmpty {
-                try conn.copyIn(
-                    """
-                    COPY plan_state_stage (user_id, snapshot, plan_date, rules_version,
-                        history_rows_on_plan_date, last_evaluated_date, seen_updated_at,
-                        judged_updated_at, judged_rules_version, next_check_at, updated_by_run) FROM STDIN
-                    """, purpose: "staging \(batch.states.count) plan_state rows"
-                ) { writer in
-                    for s in batch.states {
-                        try writer.addRow([
-                            String(s.userID), s.snapshotJSON, s.state.currentPlan?.planDate.postgresText,
-                            s.rulesVersion, String(s.state.historyRowsOnCurrentPlanDate),
-                            s.state.lastEvaluatedDate?.postgresText, s.state.seenUpdatedAt?.postgresText,
-                            s.state.judgedUpdatedAt?.postgresText, s.state.judgedRulesVersion,
-                            s.nextCheckAt?.postgresText, run,
-                        ])
-                    }
-                }
+            let newStates = batch.states.filter(\.isNew)
+            let changedStates = batch.states.filter { !$0.isNew }
+            if !newStates.isEmpty {
+                try copyStates(newStates, into: "plan_state", runID: run, connection: conn)
+            }
+            if !changedStates.isEmpty {
+                try copyStates(changedStates, into: "plan_state_stage", runID: run, connection: conn)
                 try conn.execute(
                     """
                     INSERT INTO plan_state SELECT * FROM plan_state_stage
@@ -141,7 +139,7 @@ extension PlanStore {
                         judged_updated_at = EXCLUDED.judged_updated_at,
                         judged_rules_version = EXCLUDED.judged_rules_version,
                         next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
-                    """, purpose: "saving \(batch.states.count) plan_state rows")
+                    """, purpose: "saving \(changedStates.count) plan_state rows")
             }
             if !batch.rejections.isEmpty {
                 try conn.copyIn(
@@ -156,16 +154,44 @@ extension PlanStore {
                     }
                 }
             }
-            if !batch.outbox.isEmpty {
-                try conn.copyIn(
-                    """
-                    COPY notification_outbox (notification_id, user_id, run_id, created_at, payload) FROM STDIN
-                    """, purpose: "writing \(batch.outbox.count) notifications to the outbox"
-                ) { writer in
-                    for o in batch.outbox {
-                        try writer.addRow([o.notificationID, String(o.userID), run, o.createdAt.postgresText, o.payload])
-                    }
+            guard !batch.outbox.isEmpty else { return nil }
+            let batchID = try conn.query(
+                "INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id", [runID],
+                purpose: "opening a notification batch").singleRow().int64(0)
+            let outboxBatch = String(batchID)
+            try conn.copyIn(
+                """
+                COPY notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
+                FROM STDIN
+                """, purpose: "writing \(batch.outbox.count) notifications to the outbox"
+            ) { writer in
+                for o in batch.outbox {
+                    try writer.addRow([o.notificationID, String(o.userID), run, o.createdAt.postgresText,
+                                       o.payload, outboxBatch])
                 }
+            }
+            return batchID
+        }
+    }
+
+    /// COPYs `states` into `table` (`plan_state` itself, or its staging table).
+    private func copyStates(_ states: [StateWrite], into table: String, runID run: String,
+                            connection conn: PostgresConnection) throws {
+        try conn.copyIn(
+            """
+            COPY \(table) (user_id, snapshot, plan_date, rules_version,
+                history_rows_on_plan_date, last_evaluated_date, seen_updated_at,
+                judged_updated_at, judged_rules_version, next_check_at, updated_by_run) FROM STDIN
+            """, purpose: "writing \(states.count) rows to \(table)"
+        ) { writer in
+            for s in states {
+                try writer.addRow([
+                    String(s.userID), s.snapshotJSON, s.state.currentPlan?.planDate.postgresText,
+                    s.rulesVersion, String(s.state.historyRowsOnCurrentPlanDate),
+                    s.state.lastEvaluatedDate?.postgresText, s.state.seenUpdatedAt?.postgresText,
+                    s.state.judgedUpdatedAt?.postgresText, s.state.judgedRulesVersion,
+                    s.nextCheckAt?.postgresText, run,
+                ])
             }
         }
     }

@@ -6,15 +6,22 @@ public struct PendingNotification: Sendable, Equatable {
     public var payload: String
 }
 
+/// The outbox (plan-rules.md section 7: a notification is never lost). Each batch
+/// transaction writes its lines with one `notification_batches` row; after the lines are
+/// flushed the run marks that row emitted (`markEmitted(batch:)`), one row per batch
+/// rather than one update per line (sql/0004_notification_batches.sql says why).
+/// Lines a killed run left pending are emitted by the next run that holds their
+/// partitions (`pendingNotifications`, then `markEmitted(_:runID:)`).
 extension PlanStore {
-    /// Outbox lines not yet emitted, oldest first, for users of `partitions` (the ones
-    /// this run holds), at most `limit`.
+    /// Outbox lines of pending batches for users of `partitions` (the ones this run
+    /// holds), oldest batch first, at most `limit`.
     public func pendingNotifications(partitions: [Int], limit: Int) throws -> [PendingNotification] {
         let result = try connection.query(
             """
-            SELECT notification_id, payload FROM notification_outbox
-            WHERE emitted_at IS NULL AND \(UserPartitions.sql("user_id")) = ANY($1::int[])
-            ORDER BY created_at, notification_id LIMIT $2
+            SELECT o.notification_id, o.payload
+            FROM notification_batches b JOIN notification_outbox o ON o.batch_id = b.batch_id
+            WHERE b.emitted_at IS NULL AND \(UserPartitions.sql("o.user_id")) = ANY($1::int[])
+            ORDER BY b.batch_id, o.notification_id LIMIT $2
             """,
             [partitions.map(String.init), limit], purpose: "reading pending notifications")
         return try result.map {
@@ -22,11 +29,38 @@ extension PlanStore {
         }
     }
 
-    /// Marks lines emitted once they have been written and flushed.
-    public func markEmitted(_ notificationIDs: [String]) throws {
-        guard !notificationIDs.isEmpty else { return }
+    /// Marks every line of `batch` emitted, once they have been written and flushed.
+    public func markEmitted(batch: Int64) throws {
         try connection.execute(
-            "UPDATE notification_outbox SET emitted_at = clock_timestamp() WHERE notification_id = ANY($1::text[])",
-            [notificationIDs], purpose: "marking \(notificationIDs.count) notifications emitted")
+            "UPDATE notification_batches SET emitted_at = clock_timestamp() WHERE batch_id = $1",
+            [batch], purpose: "marking notification batch \(batch) emitted")
+    }
+
+    /// Marks lines that an earlier run left pending emitted, once they have been written
+    /// and flushed. They move to a new, emitted batch of run `runID`: the run may hold
+    /// only some of the partitions of their old batch, whose other lines stay pending.
+    /// An old batch left without lines is marked emitted too.
+    public func markEmitted(_ notificationIDs: [String], runID: Int64) throws {
+        guard !notificationIDs.isEmpty else { return }
+        // One statement: every part sees the outbox as it was before the move (data-modifying
+        // CTEs share one snapshot and always run).
+        try connection.execute(
+            """
+            WITH emitted AS (
+                INSERT INTO notification_batches (run_id, emitted_at) VALUES ($2, clock_timestamp())
+                RETURNING batch_id
+            ), moved AS (
+                UPDATE notification_outbox o SET batch_id = emitted.batch_id FROM emitted
+                WHERE o.notification_id = ANY($1::text[])
+            ), old AS (
+                SELECT DISTINCT batch_id FROM notification_outbox WHERE notification_id = ANY($1::text[])
+            )
+            UPDATE notification_batches b SET emitted_at = clock_timestamp()
+            FROM old
+            WHERE b.batch_id = old.batch_id AND b.emitted_at IS NULL
+              AND NOT EXISTS (SELECT 1 FROM notification_outbox o
+                              WHERE o.batch_id = b.batch_id AND o.notification_id <> ALL ($1::text[]))
+            """,
+            [notificationIDs, runID], purpose: "marking \(notificationIDs.count) pending notifications emitted")
     }
 }

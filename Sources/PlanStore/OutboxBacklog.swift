@@ -15,12 +15,13 @@ public struct OutboxBacklog: Sendable, Equatable {
 }
 
 extension PlanStore {
-    /// Counts pending outbox lines through the partial index on pending lines.
+    /// Counts the lines of pending batches (found through the partial index on them).
     public func outboxBacklog() throws -> OutboxBacklog {
         let row = try connection.query(
             """
-            SELECT count(*), \(microseconds("min(created_at)"))
-            FROM notification_outbox WHERE emitted_at IS NULL
+            SELECT count(*), \(microseconds("min(o.created_at)"))
+            FROM notification_batches b JOIN notification_outbox o ON o.batch_id = b.batch_id
+            WHERE b.emitted_at IS NULL
             """, purpose: "counting pending notifications").singleRow()
         return OutboxBacklog(
             pending: try row.int(0),

@@ -17,9 +17,11 @@ extension PlanStore {
     /// Deletes, in batches of `batchSize` rows (one short transaction each, so a run is
     /// never blocked for long):
     ///
-    /// 1. outbox lines emitted before `cutoff` (pending lines are never touched);
+    /// 1. outbox lines emitted before `cutoff` (pending lines are never touched), then
+    ///    the emitted batches left without lines;
     /// 2. rejection rows recorded before `cutoff`;
-    /// 3. runs started before `cutoff` that no history, rejection or outbox row references.
+    /// 3. runs started before `cutoff` that no history, rejection, outbox or notification
+    ///    batch row references.
     ///
     /// plan_history is kept, and so are the runs it references: a history row keeps
     /// naming the run (and so the binary, rules and tzdata versions) that wrote it.
@@ -31,7 +33,14 @@ extension PlanStore {
         var counts = PruneCounts()
         counts.emittedNotifications = try deleteInBatches(
             table: "notification_outbox", key: "notification_id", keyType: "text",
-            condition: "emitted_at < $2", cutoff: cutoff, batchSize: batchSize)
+            condition: """
+                t.batch_id IN (SELECT batch_id FROM notification_batches WHERE emitted_at < $2)
+                """, cutoff: cutoff, batchSize: batchSize)
+        _ = try deleteInBatches(
+            table: "notification_batches", key: "batch_id", keyType: "bigint",
+            condition: """
+                emitted_at < $2 AND NOT EXISTS (SELECT 1 FROM notification_outbox o WHERE o.batch_id = t.batch_id)
+                """, cutoff: cutoff, batchSize: batchSize)
         counts.rejections = try deleteInBatches(
             table: "plan_rejections", key: "id", keyType: "bigint",
             condition: "recorded_at < $2", cutoff: cutoff, batchSize: batchSize)
@@ -42,6 +51,7 @@ extension PlanStore {
                 AND NOT EXISTS (SELECT 1 FROM plan_history h WHERE h.run_id = t.run_id)
                 AND NOT EXISTS (SELECT 1 FROM plan_rejections r WHERE r.run_id = t.run_id)
                 AND NOT EXISTS (SELECT 1 FROM notification_outbox o WHERE o.run_id = t.run_id)
+                AND NOT EXISTS (SELECT 1 FROM notification_batches b WHERE b.run_id = t.run_id)
                 """,
             cutoff: cutoff, batchSize: batchSize)
         return counts

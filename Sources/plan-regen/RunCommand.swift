@@ -29,6 +29,7 @@ struct RunCommand: ParsableCommand {
               plan-regen run --as-of 2026-03-16T00:15:00Z
               plan-regen run --user 42 --user 43 --dry-run
               plan-regen run --notifications /var/lib/plan-regen/notifications.jsonl
+              plan-regen run --workers 2        # two batches at once, two connections
               plan-regen run --shard 0/2        # with another process running --shard 1/2
               plan-regen run --metrics-file /var/lib/node_exporter/textfile/plan-regen.prom
               plan-regen run --log-format json --log-level notice
@@ -56,6 +57,11 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Users per transaction.")
     var batchSize = 2000
 
+    @Option(help: ArgumentHelp(
+        "Batches to process at once, each on its own database connection (2 suits a 2-core database host).",
+        valueName: "n"))
+    var workers = 1
+
     @Option(help: ArgumentHelp("Handle only shard i of n (user partitions), e.g. 0/2.", valueName: "i/n"))
     var shard: String?
 
@@ -78,6 +84,7 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--shard and --user cannot be combined")
         }
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
+        guard (1...64).contains(workers) else { throw ValidationError("--workers must be between 1 and 64") }
         guard changeLookback >= 0 else { throw ValidationError("--change-lookback cannot be negative") }
         if metricsFile != nil, dryRun {
             throw ValidationError("--metrics-file records real runs; leave it out with --dry-run")
@@ -107,7 +114,7 @@ struct RunCommand: ParsableCommand {
                 logger: logger, notifications: sink, report: .standardOutput())
             summary = try runner.run(RunOptions(
                 asOf: asOf.flatMap { Instant(rfc3339: $0) } ?? wallClockNow(),
-                manualUsers: users, dryRun: dryRun, batchSize: batchSize, shard: shard.flatMap(Shard.init),
+                manualUsers: users, dryRun: dryRun, batchSize: batchSize, workers: workers, shard: shard.flatMap(Shard.init),
                 changeLookbackSeconds: changeLookback, binaryVersion: binaryVersion,
                 stopRequested: { stop.isRequested }, progress: progressLine.report))
         } catch {

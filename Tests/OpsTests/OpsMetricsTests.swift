@@ -91,7 +91,9 @@ struct ParsedMetrics {
                 // Three lines left pending, the oldest created 90 minutes before the end.
                 try connection.execute(
                     """
-                    UPDATE notification_outbox SET emitted_at = NULL,
+                    WITH pending AS (INSERT INTO notification_batches (run_id) SELECT max(run_id) FROM plan_runs
+                                     RETURNING batch_id)
+                    UPDATE notification_outbox SET batch_id = (SELECT batch_id FROM pending),
                            created_at = timestamptz '2026-03-01T12:00:00Z' - make_interval(mins => ord::int)
                     FROM (SELECT notification_id, row_number() OVER (ORDER BY notification_id) * 30 AS ord
                           FROM notification_outbox LIMIT 3) pick

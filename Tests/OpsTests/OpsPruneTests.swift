@@ -21,15 +21,18 @@ import Testing
                     """
                     UPDATE plan_runs SET started_at = now() - interval '40 days';
                     UPDATE plan_rejections SET recorded_at = now() - interval '40 days';
-                    UPDATE notification_outbox SET emitted_at = now() - interval '40 days';
-                    UPDATE notification_outbox SET emitted_at = NULL
+                    UPDATE notification_batches SET emitted_at = now() - interval '40 days';
+                    WITH pending AS (INSERT INTO notification_batches (run_id) VALUES (1) RETURNING batch_id)
+                    UPDATE notification_outbox SET batch_id = (SELECT batch_id FROM pending)
                         WHERE notification_id = (SELECT min(notification_id) FROM notification_outbox);
-                    UPDATE notification_outbox SET emitted_at = now()
-                        WHERE notification_id IN (SELECT notification_id FROM notification_outbox
+                    WITH recent AS (INSERT INTO notification_batches (run_id, emitted_at) VALUES (1, now())
+                                    RETURNING batch_id)
+                    UPDATE notification_outbox SET batch_id = (SELECT batch_id FROM recent)
+                        WHERE notification_id IN (SELECT notification_id FROM notification_outbox_lines
                                                   WHERE emitted_at IS NOT NULL ORDER BY notification_id DESC LIMIT 10);
                     """, purpose: "test: age the rows")
                 let oldEmitted = try connection.count(
-                    "SELECT count(*) FROM notification_outbox WHERE emitted_at < now() - interval '30 days'")
+                    "SELECT count(*) FROM notification_outbox_lines WHERE emitted_at < now() - interval '30 days'")
 
                 let pruned = try PlanRegenProcess.run(["prune", "--older-than", "30d", "--batch-size", "7"],
                                                       databaseURL: database.conninfo, folder: folder)
@@ -38,7 +41,7 @@ import Testing
                 #expect(try connection.count("SELECT count(*) FROM plan_history") == history)
                 #expect(try connection.count("SELECT count(*) FROM plan_rejections") == 0)
                 #expect(try connection.count("SELECT count(*) FROM notification_outbox") == 11)
-                #expect(try connection.count("SELECT count(*) FROM notification_outbox WHERE emitted_at IS NULL") == 1)
+                #expect(try connection.count("SELECT count(*) FROM notification_outbox_lines WHERE emitted_at IS NULL") == 1)
                 // Run 1 wrote the history (and still has outbox lines): it stays.
                 #expect(try connection.count("SELECT count(*) FROM plan_runs") == 1)
                 #expect(try connection.count("SELECT min(run_id) FROM plan_runs") == 1)

@@ -31,7 +31,7 @@ import Testing
                 #expect(evaluated % 10 == 0)
                 let written = try connection.count("SELECT count(*) FROM plan_history")
                 #expect(try connection.count("SELECT count(*) FROM notification_outbox") == written)
-                #expect(try connection.count("SELECT count(*) FROM notification_outbox WHERE emitted_at IS NULL") == 0)
+                #expect(try connection.count("SELECT count(*) FROM notification_outbox_lines WHERE emitted_at IS NULL") == 0)
                 let emitted = lines(try String(contentsOfFile: notifications, encoding: .utf8))
                 #expect(emitted.count == written)
                 #expect(try connection.count("SELECT count(*) FROM plan_runs WHERE status = 'succeeded'") == 1)

@@ -29,7 +29,12 @@ import Testing
             let lossWeightUser = try tables.count(
                 "SELECT min(user_id)::int FROM plan_history WHERE reasons @> '{phase_switch}' AND user_id > 13")
             let users: [Int64] = [1, 2, 13, Int64(lossWeightUser), 999_999]
-            try owner.execute("UPDATE notification_outbox SET emitted_at = NULL WHERE user_id = 2", purpose: "pending")
+            try owner.execute(
+                """
+                WITH pending AS (INSERT INTO notification_batches (run_id) SELECT max(run_id) FROM plan_runs
+                                 RETURNING batch_id)
+                UPDATE notification_outbox SET batch_id = (SELECT batch_id FROM pending) WHERE user_id = 2
+                """, purpose: "pending")
             let before = try rows(of: users, tables)
             #expect(before["plan_history"]! >= 4)
             #expect(before["plan_rejections"]! >= 1)

@@ -83,14 +83,16 @@ final class RunDriver {
     /// `notificationsPath` (or `notifications`), and checks its summary against the tables.
     @discardableResult
     func run(at asOf: Instant, users: [Int64] = [], dryRun: Bool = false,
-             notifications: NotificationSink? = nil) throws -> RunSummary {
+             notifications: NotificationSink? = nil, batchSize: Int = 2000, workers: Int = 1,
+             shard: Shard? = nil) throws -> RunSummary {
         let conninfo = database.conninfo
         let runner = NightlyRunner(
             connect: { try PostgresConnection(conninfo: conninfo) }, zones: zones,
             logger: Logger(label: "nightly-run-tests") { _ in SwiftLogNoOpLogHandler() },
             notifications: try notifications ?? NotificationSink.appending(toFile: notificationsPath),
             report: try NotificationSink.appending(toFile: reportPath))
-        let summary = try runner.run(RunOptions(asOf: asOf, manualUsers: users, dryRun: dryRun))
+        let summary = try runner.run(RunOptions(asOf: asOf, manualUsers: users, dryRun: dryRun,
+                                                batchSize: batchSize, workers: workers, shard: shard))
         if let runID = summary.runID { try expectSummaryMatchesTables(summary, runID: runID) }
         return summary
     }
@@ -188,7 +190,7 @@ final class RunDriver {
     /// Outbox rows: id, payload and whether they were emitted.
     func outbox() throws -> [(id: String, payload: String, emitted: Bool)] {
         try connection.query(
-            "SELECT notification_id, payload, emitted_at IS NOT NULL FROM notification_outbox ORDER BY notification_id",
+            "SELECT notification_id, payload, emitted_at IS NOT NULL FROM notification_outbox_lines ORDER BY notification_id",
             purpose: "reading the outbox"
         ).map { (try $0.string(0), try $0.string(1), try $0.bool(2)) }
     }

@@ -79,7 +79,7 @@ struct PlanTables {
             // scheduled runs write at most one row per user and plan date
             duplicateHistoryRows: try count(
                 "SELECT count(*) - count(DISTINCT (user_id, plan_date)) FROM plan_history"),
-            pendingNotifications: try count("SELECT count(*) FROM notification_outbox WHERE emitted_at IS NULL"))
+            pendingNotifications: try count("SELECT count(*) FROM notification_outbox_lines WHERE emitted_at IS NULL"))
     }
 
     private func strings(_ sql: String, purpose: String) throws -> [String] {

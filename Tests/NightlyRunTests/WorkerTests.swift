@@ -1,0 +1,96 @@
+import NightlyRun
+import PlanRules
+import Testing
+
+/// `--workers N` (issue 5): batches processed at once on N connections write exactly what
+/// one worker writes, and each notification is emitted once.
+@Suite struct WorkerTests {
+    static let zones = ["UTC", "Asia/Kathmandu", "Pacific/Kiritimati", "America/St_Johns", "Europe/Berlin"]
+    static let goals = ["lose_weight", "gain_muscle", "maintain_weight", "improve_health"]
+
+    /// 240 users in 5 zones and 4 goals, written a day before `t0`; every 37th is
+    /// incomplete and every 41st has an unknown zone, so rejections are written too.
+    static func insertUsers(into driver: RunDriver, before t0: Instant) throws {
+        for userID in Int64(1)...240 {
+            try driver.insert(TestUser(
+                userID: userID, currentWeightKg: "\(60 + userID % 50).\(userID % 10)",
+                primaryGoal: goals[Int(userID) % goals.count],
+                timezone: userID % 41 == 0 ? "Mars/Olympus_Mons" : zones[Int(userID) % zones.count],
+                onboardingCompleted: userID % 37 != 0, updatedAt: t0.adding(seconds: -86_400)))
+        }
+    }
+
+    /// What a run leaves behind that must not depend on how many workers wrote it.
+    static func written(by driver: RunDriver) throws -> [String] {
+        try driver.connection.query(
+            """
+            SELECT 'history ' || user_id || ' ' || plan_date || ' ' || seq || ' ' || reasons::text || ' '
+                   || snapshot::text || ' ' || coalesce(previous::text, '-') || ' ' || diff::text FROM plan_history
+            UNION ALL
+            SELECT 'state ' || user_id || ' ' || coalesce(snapshot, '-') || ' ' || coalesce(last_evaluated_date::text, '-')
+                   || ' ' || coalesce(next_check_at::text, '-') || ' ' || history_rows_on_plan_date FROM plan_state
+            UNION ALL
+            SELECT 'rejection ' || user_id || ' ' || field || ' ' || message FROM plan_rejections
+            UNION ALL
+            SELECT 'outbox ' || notification_id || ' ' || payload || ' ' || (emitted_at IS NOT NULL)
+            FROM notification_outbox_lines
+            ORDER BY 1
+            """, purpose: "reading what the runs wrote"
+        ).map { try $0.string(0) }
+    }
+
+    @Test func threeWorkersWriteWhatOneWorkerWritesAndEmitEachLineOnce() throws {
+        let t0 = try #require(Instant(rfc3339: "2026-05-01T00:30:00Z"))
+        let later = t0.adding(seconds: 14 * 86_400)  // phase switches for the lose_weight users
+        try RunDriver.withFresh { single in
+            try RunDriver.withFresh { parallel in
+                try Self.insertUsers(into: single, before: t0)
+                try Self.insertUsers(into: parallel, before: t0)
+                for instant in [t0, later] {
+                    // Batches of 7 users: 35 batches for 240 users, shared by 3 workers.
+                    let one = try single.run(at: instant, batchSize: 7, workers: 1)
+                    let three = try parallel.run(at: instant, batchSize: 7, workers: 3)
+                    #expect(one.counts == three.counts)
+                    #expect(three.counts.due > 0)
+                    // Rejections are recorded once per row version: by the first run.
+                    #expect((three.counts.rejected > 0) == (instant == t0))
+                }
+                let expected = try Self.written(by: single)
+                #expect(expected.count > 480)
+                #expect(try Self.written(by: parallel) == expected)
+                let emitted = try parallel.emittedNotifications().map(\.raw)
+                #expect(emitted.sorted() == (try single.emittedNotifications().map(\.raw).sorted()))
+                #expect(Set(emitted).count == emitted.count, "a line emitted twice")
+                #expect(try parallel.outbox().allSatisfy(\.emitted))
+            }
+        }
+    }
+
+    /// A batch left pending by a killed unsharded run spans partitions; a `--shard` run
+    /// emits only the lines of its own partitions and leaves the others pending for the
+    /// run that holds theirs.
+    @Test func aShardEmitsOnlyItsPartOfALeftoverBatchAndTheOtherShardTheRest() throws {
+        try RunDriver.withFresh { driver in
+            let t0 = try #require(Instant(rfc3339: "2026-04-10T10:00:00Z"))
+            // Users 64 and 66 are in even partitions (shard 0/2), 65 in an odd one (shard 1/2).
+            for userID in Int64(64)...66 {
+                try driver.insert(TestUser(userID: userID, updatedAt: t0.adding(seconds: -60)))
+            }
+            let full = try NotificationSink.appending(toFile: "/dev/full")
+            #expect(throws: RunError.self) { try driver.run(at: t0, notifications: full) }
+            #expect(try driver.outbox().filter(\.emitted).isEmpty)
+
+            try driver.run(at: t0.adding(minutes: 15), shard: Shard("0/2"))
+            #expect(try driver.emittedNotifications().map(\.userID).sorted() == [64, 66])
+            #expect(try driver.outbox().filter { !$0.emitted }.map(\.id) == ["65:2026-04-10:plan_created:0"])
+
+            try driver.run(at: t0.adding(minutes: 30), shard: Shard("1/2"))
+            try driver.run(at: t0.adding(minutes: 45))
+            #expect(try driver.emittedNotifications().map(\.userID).sorted() == [64, 65, 66])
+            #expect(try driver.outbox().allSatisfy(\.emitted))
+            #expect(try driver.connection.query(
+                "SELECT count(*) FROM notification_batches WHERE emitted_at IS NULL",
+                purpose: "counting pending batches").singleRow().int(0) == 0)
+        }
+    }
+}
