@@ -53,6 +53,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The scale benchmark (issue 5): `Benchmarks/run.sh` builds and runs it.
+        .executableTarget(
+            name: "plan-regen-bench",
+            dependencies: [
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/PlanRegenBench"
+        ),
         .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
         .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),

@@ -17,11 +17,20 @@ public enum DemoUsers {
         "US/Eastern", "Asia/Dubai", "America/Anchorage",
     ]
 
+    /// `zones`, plus one zone of every other UTC offset in use (whole, half and quarter
+    /// hours, −12:00 to +14:00): benchmarks, so that midnights fall at every quarter hour.
+    public static let zonesOfEveryOffset = zones + [
+        "Etc/GMT+11", "Etc/GMT+10", "Pacific/Marquesas", "Etc/GMT+9", "Etc/GMT+8", "Etc/GMT+7", "Etc/GMT+6",
+        "Etc/GMT+5", "Etc/GMT+4", "Etc/GMT+3", "Etc/GMT+2", "Etc/GMT+1", "Etc/GMT-1", "Etc/GMT-2", "Etc/GMT-3",
+        "Etc/GMT-4", "Asia/Kabul", "Etc/GMT-5", "Etc/GMT-6", "Asia/Yangon", "Etc/GMT-7", "Etc/GMT-8",
+        "Australia/Eucla", "Etc/GMT-9", "Etc/GMT-10", "Etc/GMT-11", "Etc/GMT-12", "Etc/GMT-13", "Etc/GMT-14",
+    ]
+
     /// Inserts `count` users with ids `firstUserID…`, last written between 1 and 30 days
-    /// before `writtenBefore`. One parameterized statement; the variety comes from
-    /// `hashint8`, so the same arguments always give the same rows.
+    /// before `writtenBefore`, their zones drawn from `zones`. One parameterized statement;
+    /// the variety comes from `hashint8`, so the same arguments always give the same rows.
     public static func insert(count: Int, firstUserID: Int64 = 1, writtenBefore: Instant,
-                              into connection: PostgresConnection) throws {
+                              zones: [String] = zones, into connection: PostgresConnection) throws {
         try connection.execute(
             """
             INSERT INTO user_settings (user_id, date_of_birth, gender, height_cm, current_weight_kg,

@@ -1,0 +1,75 @@
+import Foundation
+import PlanRules
+import PlanStore
+import Postgres
+
+/// One throwaway database of the benchmark, on the server the PG* environment names
+/// (`Benchmarks/run.sh` starts one). Needs a superuser: it creates databases and has the
+/// server write and read COPY files for the floor.
+struct BenchDatabase {
+    let name: String
+    let connection: PostgresConnection
+
+    /// The conninfo a `plan-regen` process gets: the PG* environment supplies the rest.
+    var conninfo: String { "dbname=\(name)" }
+
+    /// Drops and creates database `name`, applies every migration and inserts `users`
+    /// demo users of every UTC offset, last written 1–30 days before `writtenBefore`.
+    static func create(_ name: String, users: Int, writtenBefore: Instant) throws -> BenchDatabase {
+        let admin = try PostgresConnection.connectFromEnvironment()
+        // `name` is made by this program from a number, never from input; identifiers
+        // cannot be parameters.
+        try admin.execute("DROP DATABASE IF EXISTS \(name)", purpose: "dropping benchmark database \(name)")
+        try admin.execute("CREATE DATABASE \(name)", purpose: "creating benchmark database \(name)")
+        let connection = try PostgresConnection(conninfo: "dbname=\(name)")
+        _ = try Migrator(connection: connection).apply(Migration.reference + Migration.planRegen)
+        try DemoUsers.insert(count: users, writtenBefore: writtenBefore, zones: DemoUsers.zonesOfEveryOffset,
+                             into: connection)
+        try connection.executeScript("VACUUM ANALYZE user_settings", purpose: "analyzing user_settings")
+        return BenchDatabase(name: name, connection: connection)
+    }
+
+    /// Empties the job's tables, as before the job first ran.
+    func resetJobTables() throws {
+        try connection.executeScript(
+            """
+            TRUNCATE plan_history, plan_state, notification_outbox, notification_batches, plan_rejections,
+                     plan_watermarks, plan_runs RESTART IDENTITY CASCADE;
+            """, purpose: "emptying the job's tables")
+        try settle()
+    }
+
+    /// Writes dirty pages out and updates statistics, so that one measurement does not
+    /// pay for the previous one's checkpoint.
+    func settle() throws {
+        // Separate statements: VACUUM cannot run inside the implicit transaction of a script.
+        try connection.executeScript("VACUUM ANALYZE", purpose: "vacuuming the database")
+        try connection.executeScript("CHECKPOINT", purpose: "checkpointing the database")
+    }
+
+    /// Makes every plan look as if an older rules version wrote it: the next scheduled
+    /// run regenerates every user with reason rules_changed and a filled `previous`.
+    func pretendOlderRulesVersion() throws {
+        try connection.execute(
+            """
+            UPDATE plan_state SET rules_version = '2025.0',
+                   snapshot = replace(snapshot, '"rules_version":"' || $1 || '"', '"rules_version":"2025.0"')
+            """, [rulesVersion], purpose: "pretending an older rules version")
+        try settle()
+    }
+
+    /// The app changes the weight of every 33rd user (≈3%) at `at`.
+    func changeWeights(at: Instant) throws -> Int {
+        let changed = try connection.execute(
+            """
+            UPDATE user_settings SET current_weight_kg = current_weight_kg + 2.5, updated_at = $1
+            WHERE user_id % 33 = 0
+            """, [at.postgresText], purpose: "changing 3% of the users' weights")
+        try settle()
+        return changed
+    }
+
+    func count(_ sql: String) throws -> Int {
+        try connection.query(sql, purpose: "counting").singleRow().int(0)
+    }
+}

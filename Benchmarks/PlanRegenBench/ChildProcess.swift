@@ -1,0 +1,75 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One finished `plan-regen` process: what the benchmark reports about it.
+struct ChildRun {
+    var exitCode: Int32
+    var wallSeconds: Double
+    /// Peak resident set size of the process, from `wait4`'s rusage.
+    var peakRSSBytes: Int
+    var stderr: String
+}
+
+/// Starts `plan-regen` processes (the job is measured as ops run it: a fresh process,
+/// startup included) and waits for them with `wait4`, which reports each one's own
+/// peak memory.
+struct JobBinary {
+    let path: String
+
+    /// `plan-regen` beside this benchmark's executable (`swift build -c release` puts
+    /// both in one folder).
+    static func besideThisExecutable() throws -> JobBinary {
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let path = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("plan-regen").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw BenchError("no plan-regen beside \(me): run `swift build -c release` first")
+        }
+        return JobBinary(path: path)
+    }
+
+    /// Runs one process per argument list at once; stdout goes to /dev/null (the
+    /// notification lines are not what is measured), stderr to a file read back.
+    func run(_ argumentLists: [[String]]) throws -> [ChildRun] {
+        let start = DispatchTime.now()
+        var children: [(pid: pid_t, stderrPath: String)] = []
+        for arguments in argumentLists {
+            let stderrPath = NSTemporaryDirectory() + "plan-regen-bench-\(UUID().uuidString).log"
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            let argv = ([path] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            let status = posix_spawn(&pid, path, &actions, nil, argv, environ)
+            guard status == 0 else { throw BenchError("cannot start \(path): \(String(cString: strerror(status)))") }
+            children.append((pid, stderrPath))
+        }
+        var runs: [ChildRun] = []
+        for child in children {
+            var status: Int32 = 0
+            var usage = rusage()
+            while wait4(child.pid, &status, 0, &usage) < 0 {
+                guard errno == EINTR else { throw BenchError("wait4 failed: \(String(cString: strerror(errno)))") }
+            }
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+            let stderr = (try? String(contentsOfFile: child.stderrPath, encoding: .utf8)) ?? ""
+            try? FileManager.default.removeItem(atPath: child.stderrPath)
+            let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            runs.append(ChildRun(exitCode: exitCode, wallSeconds: wall,
+                                 peakRSSBytes: Int(usage.ru_maxrss) * 1024, stderr: stderr))
+        }
+        for (index, run) in runs.enumerated() where run.exitCode != 0 {
+            throw BenchError("plan-regen \(argumentLists[index].joined(separator: " ")) exited \(run.exitCode):\n\(run.stderr)")
+        }
+        return runs
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import PlanRules
+import PlanStore
+import Postgres
+
+/// What a quick script would do: one user at a time, one transaction per user, a
+/// single-row INSERT per row, the notification line written and marked after each
+/// commit. Same rules, same tables, same rows as the job; only the database traffic
+/// differs. It is the benchmark's second reference point (issue 5: ≥ 10× its rate).
+enum NaivePeer {
+    /// Makes every user's first plan at `asOf`; returns the wall seconds.
+    static func firstRun(database: BenchDatabase, users: Int, asOf: Instant, zones: ZoneDatabase) throws -> Double {
+        let store = try PlanStore(connection: PostgresConnection(conninfo: database.conninfo))
+        let connection = store.connection
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/null"))
+        return try timed {
+            let runID = try store.startRun(RunRecord(
+                asOf: asOf, dryRun: false, requestedUsers: nil, shard: nil, binaryVersion: "naive-peer",
+                rulesVersion: rulesVersion, tzdataVersion: zones.version))
+            for userID in Int64(1)...Int64(users) {
+                guard let user = try store.loadUsers([userID]).first else { continue }
+                let evaluation = evaluate(row: user.row, state: user.state, at: asOf, manualRerun: false, zones: zones)
+                var batchID: Int64?
+                try connection.withTransaction { conn in
+                    for rejection in evaluation.rejections {
+                        try conn.execute(
+                            """
+                            INSERT INTO plan_rejections (user_id, run_id, field, message, row_updated_at, rules_version)
+                            VALUES ($1, $2, $3, $4, $5, $6)
+                            """, [userID, runID, rejection.field.rawValue, rejection.message,
+                                  user.row?.updatedAt?.postgresText, rulesVersion], purpose: "naive: rejection")
+                    }
+                    if let history = evaluation.history {
+                        try conn.execute(
+                            """
+                            INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons,
+                                                      snapshot, previous, diff, rules_version)
+                            VALUES ($1, $2::date, $3, $4, $5, $6::text[], $7::jsonb, $8::jsonb, $9::jsonb, $10)
+                            """, [userID, history.planDate.postgresText,
+                                  evaluation.newState.historyRowsOnCurrentPlanDate - 1, asOf.postgresText, runID,
+                                  history.reasons.map(\.rawValue), history.snapshot.jsonString,
+                                  history.previous?.jsonString, history.diff.jsonString, rulesVersion],
+                            purpose: "naive: history")
+                    }
+                    let state = evaluation.newState
+                    try conn.execute(
+                        """
+                        INSERT INTO plan_state (user_id, snapshot, plan_date, rules_version, history_rows_on_plan_date,
+                            last_evaluated_date, seen_updated_at, judged_updated_at, judged_rules_version,
+                            next_check_at, updated_by_run)
+                        VALUES ($1, $2, $3::date, $4, $5, $6::date, $7, $8, $9, $10, $11)
+                        ON CONFLICT (user_id) DO UPDATE SET snapshot = EXCLUDED.snapshot,
+                            plan_date = EXCLUDED.plan_date, rules_version = EXCLUDED.rules_version,
+                            history_rows_on_plan_date = EXCLUDED.history_rows_on_plan_date,
+                            last_evaluated_date = EXCLUDED.last_evaluated_date,
+                            seen_updated_at = EXCLUDED.seen_updated_at, judged_updated_at = EXCLUDED.judged_updated_at,
+                            judged_rules_version = EXCLUDED.judged_rules_version,
+                            next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
+                        """, [userID, state.currentPlan?.jsonString, state.currentPlan?.planDate.postgresText,
+                              rulesVersion, state.historyRowsOnCurrentPlanDate, state.lastEvaluatedDate?.postgresText,
+                              state.seenUpdatedAt?.postgresText, state.judgedUpdatedAt?.postgresText,
+                              state.judgedRulesVersion, evaluation.nextScheduledCheck?.postgresText, runID],
+                        purpose: "naive: state")
+                    if let notification = evaluation.notification {
+                        batchID = try conn.query(
+                            "INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id", [runID],
+                            purpose: "naive: batch").singleRow().int64(0)
+                        try conn.execute(
+                            """
+                            INSERT INTO notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
+                            VALUES ($1, $2, $3, $4, $5, $6)
+                            """, [notification.id, userID, runID, asOf.postgresText, notification.jsonString, batchID],
+                            purpose: "naive: outbox")
+                    }
+                }
+                if let batchID, let line = evaluation.notification?.jsonString {
+                    out.write(Data((line + "\n").utf8))
+                    try store.markEmitted(batch: batchID)
+                }
+            }
+        }
+    }
+}

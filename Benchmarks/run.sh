@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The scale benchmark (README "Scale"): builds plan-regen and plan-regen-bench in release
+# mode, starts a throwaway PostgreSQL tuned like a small dedicated database host, runs the
+# benchmark and prints its Markdown table; the cluster is removed at the end.
+#
+#   Benchmarks/run.sh                                       # 100k and 1M users, naive peer at 100k
+#   Benchmarks/run.sh --sizes 20000 --naive-users 2000      # a quick look
+#   Benchmarks/run.sh --markdown /tmp/bench.md              # also write the table to a file
+#
+# Arguments go to plan-regen-bench (`.build/release/plan-regen-bench --help`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+deploy/install-deps.sh
+swift build -c release --product plan-regen >&2
+swift build -c release --product plan-regen-bench >&2
+bin="$(swift build -c release --show-bin-path)"
+
+cluster_dir="$(mktemp -d "${TMPDIR:-/tmp}/plan-regen-bench-pg.XXXXXX")"
+scratch="$cluster_dir/scratch"
+cleanup() { deploy/pg-cluster.sh stop "$cluster_dir" >/dev/null || true; }
+trap cleanup EXIT
+unset DATABASE_URL PGHOSTADDR PGSERVICE PGOPTIONS PGPASSWORD
+eval "$(deploy/pg-cluster.sh start "$cluster_dir")"
+
+# Memory and WAL sized for a million users, the same for the job, the floor and the naive
+# peer. (The throwaway cluster also runs with fsync off: see deploy/pg-cluster.sh.)
+psql -X -q -c "ALTER SYSTEM SET shared_buffers = '2GB'" -c "ALTER SYSTEM SET max_wal_size = '16GB'" \
+     -c "ALTER SYSTEM SET checkpoint_timeout = '30min'" -c "ALTER SYSTEM SET maintenance_work_mem = '512MB'"
+if [[ $EUID -eq 0 ]]; then
+    runuser -u postgres -- "$(pg_config --bindir)/pg_ctl" -D "$cluster_dir/data" -w -s restart -l "$cluster_dir/server.log"
+else
+    "$(pg_config --bindir)/pg_ctl" -D "$cluster_dir/data" -w -s restart -l "$cluster_dir/server.log"
+fi
+
+mkdir -p "$scratch"
+[[ $EUID -eq 0 ]] && chown postgres "$scratch"
+"$bin/plan-regen-bench" --scratch "$scratch" "$@"
