@@ -45,18 +45,17 @@ enum NaivePeer {
                     let state = evaluation.newState
                     try conn.execute(
                         """
-                        INSERT INTO plan_state (user_id, snapshot, plan_date, rules_version, history_rows_on_plan_date,
+                        INSERT INTO plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date,
                             last_evaluated_date, seen_updated_at, judged_updated_at, judged_rules_version,
                             next_check_at, updated_by_run)
-                        VALUES ($1, $2, $3::date, $4, $5, $6::date, $7, $8, $9, $10, $11)
-                        ON CONFLICT (user_id) DO UPDATE SET snapshot = EXCLUDED.snapshot,
-                            plan_date = EXCLUDED.plan_date, rules_version = EXCLUDED.rules_version,
+                        VALUES ($1, $2::date, $3, $4, $5::date, $6, $7, $8, $9, $10)
+                        ON CONFLICT (user_id) DO UPDATE SET plan_date = EXCLUDED.plan_date, rules_version = EXCLUDED.rules_version,
                             history_rows_on_plan_date = EXCLUDED.history_rows_on_plan_date,
                             last_evaluated_date = EXCLUDED.last_evaluated_date,
                             seen_updated_at = EXCLUDED.seen_updated_at, judged_updated_at = EXCLUDED.judged_updated_at,
                             judged_rules_version = EXCLUDED.judged_rules_version,
                             next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
-                        """, [userID, state.currentPlan?.jsonString, state.currentPlan?.planDate.postgresText,
+                        """, [userID, state.currentPlan?.planDate.postgresText,
                               rulesVersion, state.historyRowsOnCurrentPlanDate, state.lastEvaluatedDate?.postgresText,
                               state.seenUpdatedAt?.postgresText, state.judgedUpdatedAt?.postgresText,
                               state.judgedRulesVersion, evaluation.nextScheduledCheck?.postgresText, runID],

@@ -78,10 +78,8 @@ extension NightlyRunner {
         if evaluation.newState != user.state || evaluation.nextScheduledCheck != user.storedNextCheck
             || user.storedRulesVersion != rulesVersion {
             outcome.write.states.append(StateWrite(
-                userID: user.userID, state: evaluation.newState,
-                snapshotJSON: historyJSON?.snapshot ?? evaluation.newState.currentPlan?.jsonString,
-                rulesVersion: rulesVersion, nextCheckAt: evaluation.nextScheduledCheck,
-                isNew: user.state == nil))
+                userID: user.userID, state: evaluation.newState, rulesVersion: rulesVersion,
+                nextCheckAt: evaluation.nextScheduledCheck, isNew: user.state == nil))
         }
         if options.dryRun, evaluation.outcome != .notDue {
             outcome.reportLines.append(DryRunReport.line(

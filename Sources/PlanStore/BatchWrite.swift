@@ -40,24 +40,21 @@ public struct HistoryWrite: Sendable {
     }
 }
 
-/// One `plan_state` row, written whole (insert or replace).
+/// One `plan_state` row, written whole (insert or replace). Its current plan is the
+/// history row it points at (`plan_date`, `history_rows_on_plan_date` − 1).
 public struct StateWrite: Sendable {
     public var userID: Int64
     public var state: UserPlanState
-    /// The current plan as JSON text (nil when there is no plan yet).
-    public var snapshotJSON: String?
     public var rulesVersion: String
     public var nextCheckAt: Instant?
     /// The user has no `plan_state` row yet: it is copied straight in, which skips the
     /// staging table and the upsert (a first run writes a million of these).
     public var isNew: Bool
 
-    public init(userID: Int64, state: UserPlanState, snapshotJSON: String?, rulesVersion: String,
-                nextCheckAt: Instant?, isNew: Bool) {
+    public init(userID: Int64, state: UserPlanState, rulesVersion: String, nextCheckAt: Instant?, isNew: Bool) {
         self.userID = userID
         self.isNew = isNew
         self.state = state
-        self.snapshotJSON = snapshotJSON
         self.rulesVersion = rulesVersion
         self.nextCheckAt = nextCheckAt
     }
@@ -131,7 +128,7 @@ extension PlanStore {
                     """
                     INSERT INTO plan_state SELECT * FROM plan_state_stage
                     ON CONFLICT (user_id) DO UPDATE SET
-                        snapshot = EXCLUDED.snapshot, plan_date = EXCLUDED.plan_date,
+                        plan_date = EXCLUDED.plan_date,
                         rules_version = EXCLUDED.rules_version,
                         history_rows_on_plan_date = EXCLUDED.history_rows_on_plan_date,
                         last_evaluated_date = EXCLUDED.last_evaluated_date,
@@ -179,14 +176,14 @@ extension PlanStore {
                             connection conn: PostgresConnection) throws {
         try conn.copyIn(
             """
-            COPY \(table) (user_id, snapshot, plan_date, rules_version,
+            COPY \(table) (user_id, plan_date, rules_version,
                 history_rows_on_plan_date, last_evaluated_date, seen_updated_at,
                 judged_updated_at, judged_rules_version, next_check_at, updated_by_run) FROM STDIN
             """, purpose: "writing \(states.count) rows to \(table)"
         ) { writer in
             for s in states {
                 try writer.addRow([
-                    String(s.userID), s.snapshotJSON, s.state.currentPlan?.planDate.postgresText,
+                    String(s.userID), s.state.currentPlan?.planDate.postgresText,
                     s.rulesVersion, String(s.state.historyRowsOnCurrentPlanDate),
                     s.state.lastEvaluatedDate?.postgresText, s.state.seenUpdatedAt?.postgresText,
                     s.state.judgedUpdatedAt?.postgresText, s.state.judgedRulesVersion,

@@ -339,6 +339,30 @@ GRANT SELECT ON notification_outbox_lines TO plan_regen_job;
 
 """#
         ),
+        Migration(
+            name: "0005_plan_state_without_snapshot",
+            sql: #"""
+-- plan_state no longer keeps a second copy of the current plan. The current plan is the
+-- user's latest plan_history row, (user_id, plan_date, history_rows_on_plan_date - 1),
+-- which the job reads through plan_history's unique index. Writing the ~900-byte
+-- snapshot twice (jsonb in plan_history, text in plan_state) cost a first run about a
+-- sixth of its database time (README "Scale").
+
+CREATE OR REPLACE VIEW plan_current AS
+SELECT s.user_id, s.plan_date, s.next_check_at, s.updated_by_run, f.*
+FROM plan_state s
+JOIN plan_history h ON h.user_id = s.user_id AND h.plan_date = s.plan_date
+                   AND h.seq = s.history_rows_on_plan_date - 1
+CROSS JOIN LATERAL plan_snapshot_fields(h.snapshot) f;
+
+ALTER TABLE plan_state DROP COLUMN snapshot;
+
+-- Outbox lines are found through their batch: `prune` keeps a run while a batch names
+-- it, so the per-line run index only slowed every write.
+DROP INDEX notification_outbox_run_idx;
+
+"""#
+        ),
     ]
 
     /// The app's reference tables (sql/reference/*.sql): development, demos and tests only.

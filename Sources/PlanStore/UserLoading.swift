@@ -15,7 +15,8 @@ public struct LoadedUser: Sendable {
 
 extension PlanStore {
     /// Reads the settings row and stored state of each of `userIDs` in one query, in the
-    /// order given (so `--dry-run` output and evaluation order are repeatable).
+    /// order given (so `--dry-run` output and evaluation order are repeatable). The
+    /// current plan is the latest history row, which `plan_state` points at.
     /// Numbers and dates come as PostgreSQL text: reading them is a rule (PlanRules).
     public func loadUsers(_ userIDs: [Int64]) throws -> [LoadedUser] {
         var users: [LoadedUser] = []
@@ -28,13 +29,15 @@ extension PlanStore {
                    \(oneDimensional("s.dietary_preferences")), \(oneDimensional("s.allergies")),
                    s.meals_per_day, s.timezone,
                    s.onboarding_completed, \(microseconds("s.updated_at")),
-                   p.user_id IS NOT NULL, p.snapshot, p.history_rows_on_plan_date,
+                   p.user_id IS NOT NULL, h.snapshot::text, p.history_rows_on_plan_date,
                    p.last_evaluated_date::text, \(microseconds("p.seen_updated_at")),
                    \(microseconds("p.judged_updated_at")), p.judged_rules_version,
                    \(microseconds("p.next_check_at")), p.rules_version
             FROM unnest($1::bigint[]) WITH ORDINALITY AS u(user_id, position)
             LEFT JOIN user_settings s ON s.user_id = u.user_id
             LEFT JOIN plan_state p ON p.user_id = u.user_id
+            LEFT JOIN plan_history h ON h.user_id = p.user_id AND h.plan_date = p.plan_date
+                                    AND h.seq = p.history_rows_on_plan_date - 1
             ORDER BY u.position
             """,
             [userIDs.map(String.init)], purpose: "reading settings and plan state of \(userIDs.count) users"
@@ -63,7 +66,8 @@ extension PlanStore {
                     } catch let error as SnapshotDecodingError {
                         // The path only: the reason quotes the bad value, which may be health data.
                         throw StoreError.corruptState(userID: userID, detail: error.path.isEmpty
-                            ? "plan_state.snapshot: \(error.reason)" : "plan_state.snapshot field \(error.path) is unreadable")
+                            ? "plan_history.snapshot: \(error.reason)"
+                            : "plan_history.snapshot field \(error.path) is unreadable")
                     }
                 }
                 state.historyRowsOnCurrentPlanDate = try r.int(18)

@@ -27,7 +27,7 @@ import Testing
             SELECT 'history ' || user_id || ' ' || plan_date || ' ' || seq || ' ' || reasons::text || ' '
                    || snapshot::text || ' ' || coalesce(previous::text, '-') || ' ' || diff::text FROM plan_history
             UNION ALL
-            SELECT 'state ' || user_id || ' ' || coalesce(snapshot, '-') || ' ' || coalesce(last_evaluated_date::text, '-')
+            SELECT 'state ' || user_id || ' ' || coalesce(plan_date::text, '-') || ' ' || coalesce(last_evaluated_date::text, '-')
                    || ' ' || coalesce(next_check_at::text, '-') || ' ' || history_rows_on_plan_date FROM plan_state
             UNION ALL
             SELECT 'rejection ' || user_id || ' ' || field || ' ' || message FROM plan_rejections

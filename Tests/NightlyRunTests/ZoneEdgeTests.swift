@@ -69,11 +69,12 @@ import Testing
                                        updatedAt: start.adding(minutes: -5)))
             try driver.run(at: start)
             // As if the plan had been made by the previous release.
-            try driver.connection.execute(
+            try driver.connection.executeScript(
                 """
-                UPDATE plan_state SET rules_version = '2025.9', next_check_at = NULL,
-                       snapshot = replace(snapshot, $1, '"rules_version":"2025.9"')
-                """, ["\"rules_version\":\"\(rulesVersion)\""], purpose: "aging the stored plan's rules")
+                UPDATE plan_state SET rules_version = '2025.9', next_check_at = NULL;
+                UPDATE plan_history SET rules_version = '2025.9',
+                       snapshot = jsonb_set(snapshot, '{rules_version}', '"2025.9"');
+                """, purpose: "aging the stored plan's rules")
 
             let sameDay = try driver.run(at: start.adding(minutes: 15))
             #expect(sameDay.counts.due == 0)

@@ -10,10 +10,12 @@ import Testing
     private func loseWeightUser(_ connection: PostgresConnection) throws -> (id: Int64, plan: Snapshot) {
         let row = try connection.query(
             """
-            SELECT user_id, snapshot FROM plan_state
-            WHERE snapshot::jsonb->'inputs'->>'primary_goal' = 'lose_weight'
-              AND substr(snapshot::jsonb->'inputs'->>'date_of_birth', 6) NOT BETWEEN '02-28' AND '03-21'
-            ORDER BY user_id LIMIT 1
+            SELECT s.user_id, h.snapshot::text FROM plan_state s
+            JOIN plan_history h ON h.user_id = s.user_id AND h.plan_date = s.plan_date
+                               AND h.seq = s.history_rows_on_plan_date - 1
+            WHERE h.snapshot->'inputs'->>'primary_goal' = 'lose_weight'
+              AND substr(h.snapshot->'inputs'->>'date_of_birth', 6) NOT BETWEEN '02-28' AND '03-21'
+            ORDER BY s.user_id LIMIT 1
             """, purpose: "test").singleRow()
         return (try row.int64(0), try Snapshot(json: Array(row.string(1).utf8)))
     }

@@ -109,9 +109,9 @@ import Testing
                 let run = try PlanRegenProcess.run(["run", "--as-of", firstRunAt, "--notifications", folder + "/n"],
                                                    databaseURL: database.conninfo, folder: folder)
                 #expect(run.exitCode == 0, "\(run.stderr)")
-                let user = try connection.count("SELECT min(user_id) FROM plan_state WHERE snapshot IS NOT NULL")
+                let user = try connection.count("SELECT min(user_id) FROM plan_state WHERE plan_date IS NOT NULL")
                 try connection.execute(
-                    "UPDATE plan_state SET snapshot = jsonb_set(snapshot::jsonb, '{inputs,weight_kg_reported}', '82.25')::text WHERE user_id = $1",
+                    "UPDATE plan_history SET snapshot = jsonb_set(snapshot, '{inputs,weight_kg_reported}', '82.25') WHERE user_id = $1",
                     [user], purpose: "test: corrupt a stored plan")
                 let failed = try PlanRegenProcess.run(
                     ["run", "--as-of", switchRunAt, "--user", "\(user)", "--notifications", folder + "/n"],
