@@ -21,6 +21,7 @@ enum NaivePeer {
                 guard let user = try store.loadUsers([userID]).first else { continue }
                 let evaluation = evaluate(row: user.row, state: user.state, at: asOf, manualRerun: false, zones: zones)
                 var batchID: Int64?
+                if let history = evaluation.history { try store.ensureHistoryPartitions(for: [history.planDate]) }
                 try connection.withTransaction { conn in
                     for rejection in evaluation.rejections {
                         try conn.execute(

@@ -100,6 +100,7 @@ extension PlanStore {
     public func write(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws -> Int64? {
         guard !batch.isEmpty else { return nil }
         let run = String(runID)
+        try ensureHistoryPartitions(for: batch.history.map(\.planDate))
         return try connection.withTransaction { conn -> Int64? in
             if !batch.history.isEmpty {
                 let generated = generatedAt.postgresText

@@ -5,6 +5,8 @@ import Postgres
 /// each worker opens its own `PlanStore`.
 public final class PlanStore {
     public let connection: PostgresConnection
+    /// Months (year × 12 + month) whose plan_history partition this session made sure of.
+    var historyPartitionMonths: Set<Int> = []
 
     /// Opens the store on `connection`: fixes the session settings every query here
     /// relies on (UTC, ISO dates) and the timeouts that keep a run from hanging.
