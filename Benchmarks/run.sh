@@ -12,6 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 deploy/install-deps.sh
+# GNU time measures the job's peak memory.
+if [[ ! -x /usr/bin/time && $EUID -eq 0 ]]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null || true
+fi
 swift build -c release --product plan-regen >&2
 swift build -c release --product plan-regen-bench >&2
 bin="$(swift build -c release --show-bin-path)"

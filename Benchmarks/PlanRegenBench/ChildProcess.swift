@@ -7,16 +7,20 @@ import Glibc
 struct ChildRun {
     var exitCode: Int32
     var wallSeconds: Double
-    /// Peak resident set size of the process, from `wait4`'s rusage.
-    var peakRSSBytes: Int
+    /// Peak resident set size of the process (nil without GNU time).
+    var peakRSSBytes: Int?
     var stderr: String
 }
 
 /// Starts `plan-regen` processes (the job is measured as ops run it: a fresh process,
-/// startup included) and waits for them with `wait4`, which reports each one's own
-/// peak memory.
+/// startup included) and waits for them.
+///
+/// Peak memory comes from GNU time (`/usr/bin/time -f %M`), which starts the job itself:
+/// Linux carries a process's peak RSS over into whatever it execs, so the rusage of a
+/// child spawned straight from this (large) benchmark would report the benchmark's peak.
 struct JobBinary {
     let path: String
+    static let gnuTime = "/usr/bin/time"
 
     /// `plan-regen` beside this benchmark's executable (`swift build -c release` puts
     /// both in one folder).
@@ -41,26 +45,32 @@ struct JobBinary {
             defer { posix_spawn_file_actions_destroy(&actions) }
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            let argv = ([path] + arguments).map { strdup($0) } + [nil]
+            let measured = FileManager.default.isExecutableFile(atPath: Self.gnuTime)
+            let command = measured ? [Self.gnuTime, "-f", "%M", "-o", stderrPath + ".rss", path] + arguments
+                                   : [path] + arguments
+            let argv = command.map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
             var pid: pid_t = 0
-            let status = posix_spawn(&pid, path, &actions, nil, argv, environ)
+            let status = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
             guard status == 0 else { throw BenchError("cannot start \(path): \(String(cString: strerror(status)))") }
             children.append((pid, stderrPath))
         }
         var runs: [ChildRun] = []
         for child in children {
             var status: Int32 = 0
-            var usage = rusage()
-            while wait4(child.pid, &status, 0, &usage) < 0 {
-                guard errno == EINTR else { throw BenchError("wait4 failed: \(String(cString: strerror(errno)))") }
+            while waitpid(child.pid, &status, 0) < 0 {
+                guard errno == EINTR else { throw BenchError("waitpid failed: \(String(cString: strerror(errno)))") }
             }
             let wall = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             let stderr = (try? String(contentsOfFile: child.stderrPath, encoding: .utf8)) ?? ""
+            // GNU time's last line is the job's peak RSS in KiB.
+            let rssKiB = (try? String(contentsOfFile: child.stderrPath + ".rss", encoding: .utf8))?
+                .split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             try? FileManager.default.removeItem(atPath: child.stderrPath)
+            try? FileManager.default.removeItem(atPath: child.stderrPath + ".rss")
             let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             runs.append(ChildRun(exitCode: exitCode, wallSeconds: wall,
-                                 peakRSSBytes: Int(usage.ru_maxrss) * 1024, stderr: stderr))
+                                 peakRSSBytes: rssKiB.map { $0 * 1024 }, stderr: stderr))
         }
         for (index, run) in runs.enumerated() where run.exitCode != 0 {
             throw BenchError("plan-regen \(argumentLists[index].joined(separator: " ")) exited \(run.exitCode):\n\(run.stderr)")

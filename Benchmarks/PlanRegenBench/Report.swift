@@ -24,7 +24,7 @@ struct Report {
         /// Processes started together: the wall time of the slowest, the largest peak RSS.
         init(scenario: String, users: Int, config: String, runs: [ChildRun], floor: Floor?, workers: Int) {
             self.init(scenario: scenario, users: users, config: config,
-                      seconds: runs.map(\.wallSeconds).max() ?? 0, rssBytes: runs.map(\.peakRSSBytes).max(),
+                      seconds: runs.map(\.wallSeconds).max() ?? 0, rssBytes: runs.compactMap(\.peakRSSBytes).max(),
                       floor: floor)
             self.workers = workers
         }
