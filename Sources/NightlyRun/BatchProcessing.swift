@@ -55,16 +55,15 @@ extension NightlyRunner {
             userLogger.info("settings row rejected", metadata: [
                 "fields": "\(evaluation.rejections.map(\.field.rawValue).joined(separator: ","))"])
         }
-        var historyJSON: (snapshot: String, diff: String)? = nil
+        var diffJSON: [UInt8]? = nil
         if let history = evaluation.history {
-            let snapshotJSON = history.snapshot.jsonString
-            let diffJSON = history.diff.jsonString
-            historyJSON = (snapshotJSON, diffJSON)
+            // JSON stays bytes on its way to COPY: no String to build and validate.
+            diffJSON = history.diff.jsonBytes()
             outcome.write.history.append(HistoryWrite(
                 userID: user.userID, planDate: history.planDate,
                 seq: evaluation.newState.historyRowsOnCurrentPlanDate - 1,
-                reasons: history.reasons.map(\.rawValue), snapshotJSON: snapshotJSON,
-                previousJSON: history.previous?.jsonString, diffJSON: diffJSON,
+                reasons: history.reasons.map(\.rawValue), snapshotJSON: history.snapshot.jsonBytes(),
+                previousJSON: history.previous?.jsonBytes(), diffJSON: diffJSON ?? [],
                 rulesVersion: history.snapshot.rulesVersion))
         }
         var notificationLine: String? = nil
@@ -83,7 +82,8 @@ extension NightlyRunner {
         }
         if options.dryRun, evaluation.outcome != .notDue {
             outcome.reportLines.append(DryRunReport.line(
-                userID: user.userID, evaluation: evaluation, diffJSON: historyJSON?.diff,
+                userID: user.userID, evaluation: evaluation,
+                diffJSON: diffJSON.map { String(decoding: $0, as: UTF8.self) },
                 notificationLine: notificationLine))
         }
     }

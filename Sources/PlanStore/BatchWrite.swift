@@ -22,13 +22,14 @@ public struct HistoryWrite: Sendable {
     public var planDate: LocalDate
     public var seq: Int
     public var reasons: [String]
-    public var snapshotJSON: String
-    public var previousJSON: String?
-    public var diffJSON: String
+    /// UTF-8 JSON text (section 6).
+    public var snapshotJSON: [UInt8]
+    public var previousJSON: [UInt8]?
+    public var diffJSON: [UInt8]
     public var rulesVersion: String
 
-    public init(userID: Int64, planDate: LocalDate, seq: Int, reasons: [String], snapshotJSON: String,
-                previousJSON: String?, diffJSON: String, rulesVersion: String) {
+    public init(userID: Int64, planDate: LocalDate, seq: Int, reasons: [String], snapshotJSON: [UInt8],
+                previousJSON: [UInt8]?, diffJSON: [UInt8], rulesVersion: String) {
         self.userID = userID
         self.planDate = planDate
         self.seq = seq
@@ -99,7 +100,6 @@ extension PlanStore {
     @discardableResult
     public func write(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws -> Int64? {
         guard !batch.isEmpty else { return nil }
-        let run = String(runID)
         try ensureHistoryPartitions(for: batch.history.map(\.planDate))
         return try connection.withTransaction { conn -> Int64? in
             if !batch.history.isEmpty {
@@ -111,20 +111,28 @@ extension PlanStore {
                     """, purpose: "writing \(batch.history.count) plan_history rows"
                 ) { writer in
                     for h in batch.history {
-                        try writer.addRow([
-                            String(h.userID), h.planDate.postgresText, String(h.seq), generated, run,
-                            arrayLiteral(h.reasons), h.snapshotJSON, h.previousJSON, h.diffJSON, h.rulesVersion,
-                        ])
+                        try writer.addRow { row in
+                            row.integer(h.userID)
+                            row.text(h.planDate.postgresText)
+                            row.integer(h.seq)
+                            row.text(generated)
+                            row.integer(runID)
+                            row.text(arrayLiteral(h.reasons))
+                            row.text(utf8: h.snapshotJSON)
+                            row.text(utf8: h.previousJSON)
+                            row.text(utf8: h.diffJSON)
+                            row.text(h.rulesVersion)
+                        }
                     }
                 }
             }
             let newStates = batch.states.filter(\.isNew)
             let changedStates = batch.states.filter { !$0.isNew }
             if !newStates.isEmpty {
-                try copyStates(newStates, into: "plan_state", runID: run, connection: conn)
+                try copyStates(newStates, into: "plan_state", runID: runID, connection: conn)
             }
             if !changedStates.isEmpty {
-                try copyStates(changedStates, into: "plan_state_stage", runID: run, connection: conn)
+                try copyStates(changedStates, into: "plan_state_stage", runID: runID, connection: conn)
                 try conn.execute(
                     """
                     INSERT INTO plan_state SELECT * FROM plan_state_stage
@@ -147,8 +155,14 @@ extension PlanStore {
                     """, purpose: "writing \(batch.rejections.count) plan_rejections rows"
                 ) { writer in
                     for r in batch.rejections {
-                        try writer.addRow([String(r.userID), run, r.field, r.message, r.rowUpdatedAt?.postgresText,
-                                           rulesVersion])
+                        try writer.addRow { row in
+                            row.integer(r.userID)
+                            row.integer(runID)
+                            row.text(r.field)
+                            row.text(r.message)
+                            row.text(r.rowUpdatedAt?.postgresText)
+                            row.text(rulesVersion)
+                        }
                     }
                 }
             }
@@ -156,7 +170,6 @@ extension PlanStore {
             let batchID = try conn.query(
                 "INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id", [runID],
                 purpose: "opening a notification batch").singleRow().int64(0)
-            let outboxBatch = String(batchID)
             try conn.copyIn(
                 """
                 COPY notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
@@ -164,8 +177,14 @@ extension PlanStore {
                 """, purpose: "writing \(batch.outbox.count) notifications to the outbox"
             ) { writer in
                 for o in batch.outbox {
-                    try writer.addRow([o.notificationID, String(o.userID), run, o.createdAt.postgresText,
-                                       o.payload, outboxBatch])
+                    try writer.addRow { row in
+                        row.text(o.notificationID)
+                        row.integer(o.userID)
+                        row.integer(runID)
+                        row.text(o.createdAt.postgresText)
+                        row.text(o.payload)
+                        row.integer(batchID)
+                    }
                 }
             }
             return batchID
@@ -173,7 +192,7 @@ extension PlanStore {
     }
 
     /// COPYs `states` into `table` (`plan_state` itself, or its staging table).
-    private func copyStates(_ states: [StateWrite], into table: String, runID run: String,
+    private func copyStates(_ states: [StateWrite], into table: String, runID: Int64,
                             connection conn: PostgresConnection) throws {
         try conn.copyIn(
             """
@@ -183,13 +202,18 @@ extension PlanStore {
             """, purpose: "writing \(states.count) rows to \(table)"
         ) { writer in
             for s in states {
-                try writer.addRow([
-                    String(s.userID), s.state.currentPlan?.planDate.postgresText,
-                    s.rulesVersion, String(s.state.historyRowsOnCurrentPlanDate),
-                    s.state.lastEvaluatedDate?.postgresText, s.state.seenUpdatedAt?.postgresText,
-                    s.state.judgedUpdatedAt?.postgresText, s.state.judgedRulesVersion,
-                    s.nextCheckAt?.postgresText, run,
-                ])
+                try writer.addRow { row in
+                    row.integer(s.userID)
+                    row.text(s.state.currentPlan?.planDate.postgresText)
+                    row.text(s.rulesVersion)
+                    row.integer(s.state.historyRowsOnCurrentPlanDate)
+                    row.text(s.state.lastEvaluatedDate?.postgresText)
+                    row.text(s.state.seenUpdatedAt?.postgresText)
+                    row.text(s.state.judgedUpdatedAt?.postgresText)
+                    row.text(s.state.judgedRulesVersion)
+                    row.text(s.nextCheckAt?.postgresText)
+                    row.integer(runID)
+                }
             }
         }
     }
