@@ -1,3 +1,4 @@
+import Dispatch
 import PlanRules
 import PlanStore
 import Postgres
@@ -92,6 +93,32 @@ import Testing
                 INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot, diff, rules_version)
                 VALUES (1, '2031-07-31', 0, now(), 1, '{created}', '{}', '[]', '2026.1')
                 """, purpose: "test: a row in the new month as the job")
+        }
+    }
+
+    /// Workers and overlapping runs may ask for the same new month at the same moment:
+    /// every call succeeds and the month has one partition.
+    @Test func sessionsAskingForTheSameNewMonthAtOnceAllSucceed() throws {
+        try TestDatabase.withFresh { database in
+            try Migrator(connection: database.connect()).apply(Migration.reference + Migration.planRegen)
+            let conninfo = database.conninfo
+            let failures = ConcurrentResults()
+            for month in 1...6 {
+                DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                    do {
+                        let store = try PlanStore(connection: PostgresConnection(conninfo: conninfo))
+                        try store.ensureHistoryPartitions(for: [LocalDate(year: 2032, month: month, day: 10)])
+                    } catch {
+                        failures.append(.failure(error))
+                    }
+                }
+            }
+            #expect(failures.values.isEmpty, "\(failures.values)")
+            let partitions = try database.connect().query(
+                """
+                SELECT count(*) FROM pg_inherits WHERE inhparent = 'plan_history'::regclass
+                """, purpose: "counting partitions").singleRow().int(0)
+            #expect(partitions == 6)
         }
     }
 }
