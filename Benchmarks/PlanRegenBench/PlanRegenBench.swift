@@ -41,6 +41,10 @@ struct PlanRegenBench: ParsableCommand {
             guard let n = Int($0), n > 0 else { throw ValidationError("--sizes: '\($0)' is not a number of users") }
             return n
         }
+        // The folder is written into COPY statements (a file name cannot be a parameter).
+        guard scratch.hasPrefix("/"), !scratch.contains("'"), !scratch.contains("\\") else {
+            throw ValidationError("--scratch: '\(scratch)' must be an absolute path without quotes or backslashes")
+        }
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         chmod(scratch, 0o777)
         let job = try JobBinary.besideThisExecutable()
