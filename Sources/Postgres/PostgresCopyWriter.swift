@@ -106,17 +106,19 @@ public struct PostgresCopyRow {
     /// Text, escaped; nil is NULL.
     public mutating func text(_ value: String?) {
         guard var value else { return null() }
-        separate()
-        let clean = value.withUTF8 { Self.appendEscaped($0, to: &bytes) }
-        if !clean, columnWithNUL == nil { columnWithNUL = fieldCount }
+        value.withUTF8 { appendField($0) }
     }
 
     /// Text given as UTF-8 bytes (JSON an encoder wrote), escaped; nil is NULL.
     public mutating func text(utf8 value: [UInt8]?) {
         guard let value else { return null() }
+        value.withUnsafeBufferPointer { appendField($0) }
+    }
+
+    /// One escaped text field; remembers the column when it holds a NUL character.
+    private mutating func appendField(_ utf8: UnsafeBufferPointer<UInt8>) {
         separate()
-        let clean = value.withUnsafeBufferPointer { Self.appendEscaped($0, to: &bytes) }
-        if !clean, columnWithNUL == nil { columnWithNUL = fieldCount }
+        if !Self.appendEscaped(utf8, to: &bytes), columnWithNUL == nil { columnWithNUL = fieldCount }
     }
 
     /// An integer in decimal; nil is NULL.
