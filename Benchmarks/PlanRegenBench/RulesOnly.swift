@@ -51,9 +51,10 @@ struct RulesOnly {
                 for user in loaded {
                     let e = evaluate(row: user.row, state: user.state, at: instant, manualRerun: false, zones: zones)
                     if let history = e.history {
-                        sink &+= history.snapshot.jsonString.utf8.count &+ history.diff.jsonString.utf8.count
+                        // As the job encodes them (BatchProcessing.swift).
+                        sink &+= history.snapshot.storageJSONBytes().count &+ history.diff.jsonBytes().count
                     }
-                    if let notification = e.notification { sink &+= notification.jsonString.utf8.count }
+                    if let notification = e.notification { sink &+= notification.jsonBytes().count }
                 }
             }
             best = (min(best.plan, planSeconds), min(best.evaluate, evaluateSeconds), min(best.encode, encodeSeconds))

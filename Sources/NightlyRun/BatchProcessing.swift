@@ -62,8 +62,8 @@ extension NightlyRunner {
             outcome.write.history.append(HistoryWrite(
                 userID: user.userID, planDate: history.planDate,
                 seq: evaluation.newState.historyRowsOnCurrentPlanDate - 1,
-                reasons: history.reasons.map(\.rawValue), snapshotJSON: history.snapshot.jsonBytes(),
-                previousJSON: history.previous?.jsonBytes(), diffJSON: diffJSON ?? [],
+                reasons: history.reasons.map(\.rawValue), snapshotJSON: history.snapshot.storageJSONBytes(),
+                previousJSON: history.previous?.storageJSONBytes(), diffJSON: diffJSON ?? [],
                 rulesVersion: history.snapshot.rulesVersion))
         }
         var notificationLine: String? = nil

@@ -119,7 +119,7 @@ struct JSONWriter {
     }
 
     /// `["a","b"]`.
-    mutating func strings(_ values: [String]) {
+    mutating func strings<Values: Sequence<String>>(_ values: Values) {
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
