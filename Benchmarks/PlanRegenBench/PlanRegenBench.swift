@@ -33,6 +33,9 @@ struct PlanRegenBench: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the table to this file.", valueName: "file"))
     var markdown: String?
 
+    @ArgumentParser.Flag(help: "Measure the pure rules only (seconds, not half an hour): for work on the job's own CPU.")
+    var rulesOnly = false
+
     /// The first run's instant; later runs are days after it.
     static let t0 = Instant(rfc3339: "2026-11-22T12:00:00Z")!
 
@@ -56,7 +59,7 @@ struct PlanRegenBench: ParsableCommand {
         for size in sizes {
             try measureJob(users: size, job: job, zones: zones, report: &report)
         }
-        if naiveUsers > 0 {
+        if naiveUsers > 0, !rulesOnly {
             log("naive peer: \(naiveUsers) users")
             let database = try BenchDatabase.create("plan_regen_bench_naive", users: naiveUsers,
                                                     writtenBefore: Self.t0.adding(seconds: -86_400))
@@ -83,7 +86,7 @@ struct PlanRegenBench: ParsableCommand {
                    onboarding_completed, updated_at FROM user_settings
             """
 
-        if users <= 200_000 {
+        if users <= 200_000 || rulesOnly {
             let rules = try RulesOnly.measure(database: database, users: users, at: Self.t0, zones: zones)
             report.note(String(format: "rules only, in process, %d users (%d valid): a full plan (zone, local date, "
                                + "validation, computePlan) %.2f µs/user; evaluate (also due reasons, diff, "
@@ -92,6 +95,7 @@ struct PlanRegenBench: ParsableCommand {
                                rules.users, rules.plans, rules.fullPlanNanosPerUser / 1000,
                                rules.evaluateNanosPerUser / 1000, rules.evaluateAndEncodeNanosPerUser / 1000))
         }
+        if rulesOnly { return }
 
         // (a) Everyone is new: one process with 1 and 2 workers, then two shards.
         let configs: [(name: String, processes: [[String]], connections: Int)] = [

@@ -113,7 +113,8 @@ struct ExplanationTests {
     }
 
     @Test(arguments: [(0, "0"), (999, "999"), (1000, "1,000"), (1975, "1,975"), (1_234_567, "1,234,567"),
-                      (-1500, "−1,500")])
+                      (-1500, "−1,500"), (999_999, "999,999"), (Int.max, "9,223,372,036,854,775,807"),
+                      (Int.min, "−9,223,372,036,854,775,808")])
     func groupedThousandsUseCommasAndTheMinusSign(value: Int, text: String) {
         #expect(groupedThousands(value) == text)
     }

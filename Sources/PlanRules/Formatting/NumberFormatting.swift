@@ -8,12 +8,26 @@ public let minusSign = "\u{2212}"
 /// `1975` → `"1,975"`, `-1500` → `"−1,500"`: comma-separated groups of three digits, the
 /// sign (when negative) written with U+2212 as the spec's copy does.
 public func groupedThousands(_ value: Int) -> String {
-    let digits = String(value.magnitude)
-    var grouped = ""
-    grouped.reserveCapacity(digits.count + digits.count / 3 + 1)
-    for (index, digit) in digits.enumerated() {
-        if index > 0, (digits.count - index) % 3 == 0 { grouped.append(",") }
-        grouped.append(digit)
+    // Digits written from the end of a buffer, then moved to its start: every
+    // notification body formats a few of these.
+    let capacity = 26  // UInt64.max: 20 digits and 6 separators
+    let grouped = String(unsafeUninitializedCapacity: capacity) { buffer in
+        var rest = value.magnitude
+        var start = capacity
+        var digits = 0
+        repeat {
+            if digits > 0, digits % 3 == 0 {
+                start -= 1
+                buffer[start] = UInt8(ascii: ",")
+            }
+            start -= 1
+            buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+            digits += 1
+        } while rest > 0
+        let length = capacity - start
+        for offset in 0..<length { buffer[offset] = buffer[start + offset] }
+        return length
     }
     return value < 0 ? minusSign + grouped : grouped
 }

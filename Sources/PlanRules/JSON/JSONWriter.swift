@@ -31,24 +31,38 @@ struct JSONWriter {
     /// `\u00xx` (PostgreSQL's own convention), everything else kept as UTF-8.
     mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0x08: raw("\\b")
-            case 0x0C: raw("\\f")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0..<0x20:
-                raw("\\u00")
-                bytes.append(Self.hexDigit(byte >> 4))
-                bytes.append(Self.hexDigit(byte & 0x0F))
-            default:
-                bytes.append(byte)
-            }
+        // Most strings (keys' values, zone names, messages) need no escape: one copy.
+        let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !utf8.contains(where: Self.needsEscape) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied != true {
+            for byte in value.utf8 { escaped(byte) }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private mutating func escaped(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): raw("\\\"")
+        case UInt8(ascii: "\\"): raw("\\\\")
+        case 0x08: raw("\\b")
+        case 0x0C: raw("\\f")
+        case 0x0A: raw("\\n")
+        case 0x0D: raw("\\r")
+        case 0x09: raw("\\t")
+        case 0..<0x20:
+            raw("\\u00")
+            bytes.append(Self.hexDigit(byte >> 4))
+            bytes.append(Self.hexDigit(byte & 0x0F))
+        default:
+            bytes.append(byte)
+        }
     }
 
     mutating func int(_ value: Int) {
@@ -90,8 +104,8 @@ struct JSONWriter {
     }
 
     /// `YYYY-MM-DD` (section 6).
-    mutating func date(_ date: LocalDate) {
-        bytes.append(UInt8(ascii: "\""))
+    mutating func date(_ date: LocalDate, quoted: Bool = true) {
+        if quoted { bytes.append(UInt8(ascii: "\"")) }
         let (year, month, day) = date.components
         if (0...9999).contains(year) {
             appendDigits(UInt(year), minimumWidth: 4)
@@ -102,7 +116,7 @@ struct JSONWriter {
         } else {
             bytes.append(contentsOf: date.description.utf8)
         }
-        bytes.append(UInt8(ascii: "\""))
+        if quoted { bytes.append(UInt8(ascii: "\"")) }
     }
 
     /// RFC 3339 in UTC with six fractional digits (section 6), as a JSON string.
@@ -110,7 +124,20 @@ struct JSONWriter {
     /// `.distantPast`) have no RFC 3339 form and are written as PostgreSQL writes them.
     mutating func instant(_ instant: Instant) {
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: rfc3339Text(instant).utf8)
+        if let (date, secondOfDay, microsecond) = instant.utcParts, (0...9999).contains(date.components.year) {
+            self.date(date, quoted: false)
+            bytes.append(UInt8(ascii: "T"))
+            appendDigits(UInt(secondOfDay / 3600), minimumWidth: 2)
+            bytes.append(UInt8(ascii: ":"))
+            appendDigits(UInt(secondOfDay / 60 % 60), minimumWidth: 2)
+            bytes.append(UInt8(ascii: ":"))
+            appendDigits(UInt(secondOfDay % 60), minimumWidth: 2)
+            bytes.append(UInt8(ascii: "."))
+            appendDigits(UInt(microsecond), minimumWidth: 6)
+            bytes.append(UInt8(ascii: "Z"))
+        } else {
+            bytes.append(contentsOf: rfc3339Text(instant).utf8)
+        }
         bytes.append(UInt8(ascii: "\""))
     }
 
@@ -130,18 +157,16 @@ struct JSONWriter {
 
     /// Decimal digits of `value`, left-padded with zeros to `minimumWidth`.
     private mutating func appendDigits(_ value: UInt, minimumWidth: Int) {
-        var scratch: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &scratch) { buffer in
-            repeat {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0 || count < minimumWidth
-            bytes.append(contentsOf: buffer[(20 - count)...])
+        var divisor: UInt = 1
+        var width = 1
+        while width < minimumWidth || value / divisor >= 10 {
+            divisor &*= 10
+            width += 1
+        }
+        while width > 0 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / divisor % 10))
+            divisor /= 10
+            width -= 1
         }
     }
 

@@ -4,6 +4,15 @@
 /// Plain integer arithmetic: Foundation's date formatters are slow and carry locale and
 /// calendar settings that must not change a timestamp.
 extension Instant {
+    /// The UTC date, second of the day and microsecond; nil for PostgreSQL's infinities.
+    var utcParts: (date: LocalDate, secondOfDay: Int, microsecond: Int)? {
+        if self == .distantFuture || self == .distantPast { return nil }
+        let (seconds, micros) = microsecondsSinceEpoch.quotientAndRemainder(dividingBy: 1_000_000)
+        let (wholeSeconds, fraction) = micros < 0 ? (seconds - 1, micros + 1_000_000) : (seconds, micros)
+        let date = LocalDate(wallSecondsSinceEpoch: wholeSeconds)
+        return (date, Int(wholeSeconds - Int64(date.daysSinceEpoch) * 86_400), Int(fraction))
+    }
+
     /// `2026-11-21T10:00:00.123456Z`: always UTC, always six fractional digits.
     ///
     /// Years outside 0000…9999 (only `distantPast`/`distantFuture` get there) are written
