@@ -42,10 +42,17 @@ public struct HistoryWrite: Sendable {
 }
 
 /// One `plan_state` row, written whole (insert or replace). Its current plan is the
-/// history row it points at (`plan_date`, `history_rows_on_plan_date` − 1).
+/// history row it points at (`plan_date`, `history_rows_on_plan_date` − 1), so the row
+/// holds the state's fields but not the plan itself.
 public struct StateWrite: Sendable {
     public var userID: Int64
-    public var state: UserPlanState
+    /// The current plan's date; nil before the user's first plan.
+    public var planDate: LocalDate?
+    public var historyRowsOnPlanDate: Int
+    public var lastEvaluatedDate: LocalDate?
+    public var seenUpdatedAt: Instant?
+    public var judgedUpdatedAt: Instant?
+    public var judgedRulesVersion: String?
     public var rulesVersion: String
     public var nextCheckAt: Instant?
     /// The user has no `plan_state` row yet: it is copied straight in, which skips the
@@ -54,10 +61,15 @@ public struct StateWrite: Sendable {
 
     public init(userID: Int64, state: UserPlanState, rulesVersion: String, nextCheckAt: Instant?, isNew: Bool) {
         self.userID = userID
-        self.isNew = isNew
-        self.state = state
+        self.planDate = state.currentPlan?.planDate
+        self.historyRowsOnPlanDate = state.historyRowsOnCurrentPlanDate
+        self.lastEvaluatedDate = state.lastEvaluatedDate
+        self.seenUpdatedAt = state.seenUpdatedAt
+        self.judgedUpdatedAt = state.judgedUpdatedAt
+        self.judgedRulesVersion = state.judgedRulesVersion
         self.rulesVersion = rulesVersion
         self.nextCheckAt = nextCheckAt
+        self.isNew = isNew
     }
 }
 
@@ -126,13 +138,13 @@ extension PlanStore {
                     }
                 }
             }
-            let newStates = batch.states.filter(\.isNew)
-            let changedStates = batch.states.filter { !$0.isNew }
-            if !newStates.isEmpty {
-                try copyStates(newStates, into: "plan_state", runID: runID, connection: conn)
+            let newStates = batch.states.count { $0.isNew }
+            let changedStates = batch.states.count - newStates
+            if newStates > 0 {
+                try copyStates(batch.states, new: true, into: "plan_state", runID: runID, connection: conn)
             }
-            if !changedStates.isEmpty {
-                try copyStates(changedStates, into: "plan_state_stage", runID: runID, connection: conn)
+            if changedStates > 0 {
+                try copyStates(batch.states, new: false, into: "plan_state_stage", runID: runID, connection: conn)
                 try conn.execute(
                     """
                     INSERT INTO plan_state SELECT * FROM plan_state_stage
@@ -145,7 +157,7 @@ extension PlanStore {
                         judged_updated_at = EXCLUDED.judged_updated_at,
                         judged_rules_version = EXCLUDED.judged_rules_version,
                         next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
-                    """, purpose: "saving \(changedStates.count) plan_state rows")
+                    """, purpose: "saving \(changedStates) plan_state rows")
             }
             if !batch.rejections.isEmpty {
                 try conn.copyIn(
@@ -191,26 +203,27 @@ extension PlanStore {
         }
     }
 
-    /// COPYs `states` into `table` (`plan_state` itself, or its staging table).
-    private func copyStates(_ states: [StateWrite], into table: String, runID: Int64,
+    /// COPYs the rows of `states` whose `isNew` is `new` into `table` (`plan_state`
+    /// itself, or its staging table).
+    private func copyStates(_ states: [StateWrite], new: Bool, into table: String, runID: Int64,
                             connection conn: PostgresConnection) throws {
         try conn.copyIn(
             """
             COPY \(table) (user_id, plan_date, rules_version,
                 history_rows_on_plan_date, last_evaluated_date, seen_updated_at,
                 judged_updated_at, judged_rules_version, next_check_at, updated_by_run) FROM STDIN
-            """, purpose: "writing \(states.count) rows to \(table)"
+            """, purpose: "writing \(new ? "new" : "changed") rows to \(table)"
         ) { writer in
-            for s in states {
+            for s in states where s.isNew == new {
                 try writer.addRow { row in
                     row.integer(s.userID)
-                    row.text(s.state.currentPlan?.planDate.postgresText)
+                    row.text(s.planDate?.postgresText)
                     row.text(s.rulesVersion)
-                    row.integer(s.state.historyRowsOnCurrentPlanDate)
-                    row.text(s.state.lastEvaluatedDate?.postgresText)
-                    row.text(s.state.seenUpdatedAt?.postgresText)
-                    row.text(s.state.judgedUpdatedAt?.postgresText)
-                    row.text(s.state.judgedRulesVersion)
+                    row.integer(s.historyRowsOnPlanDate)
+                    row.text(s.lastEvaluatedDate?.postgresText)
+                    row.text(s.seenUpdatedAt?.postgresText)
+                    row.text(s.judgedUpdatedAt?.postgresText)
+                    row.text(s.judgedRulesVersion)
                     row.text(s.nextCheckAt?.postgresText)
                     row.integer(runID)
                 }

@@ -18,10 +18,13 @@ extension PlanStore {
     /// order given (so `--dry-run` output and evaluation order are repeatable). The
     /// current plan is the latest history row, which `plan_state` points at.
     /// Numbers and dates come as PostgreSQL text: reading them is a rule (PlanRules).
+    ///
+    /// One result for the batch, not single-row mode: the batch's rows are held in memory
+    /// anyway, and a result per row cost more client CPU than decoding the rows.
     public func loadUsers(_ userIDs: [Int64]) throws -> [LoadedUser] {
         var users: [LoadedUser] = []
         users.reserveCapacity(userIDs.count)
-        try connection.forEachRow(
+        let rows = try connection.query(
             """
             SELECT u.user_id, s.user_id IS NOT NULL,
                    s.date_of_birth::text, s.gender, s.height_cm::text, s.current_weight_kg::text,
@@ -40,49 +43,57 @@ extension PlanStore {
                                     AND h.seq = p.history_rows_on_plan_date - 1
             ORDER BY u.position
             """,
-            [userIDs.map(String.init)], purpose: "reading settings and plan state of \(userIDs.count) users"
-        ) { r in
-            let userID = try r.int64(0)
-            var user = LoadedUser(userID: userID, row: nil, state: nil, storedNextCheck: nil, storedRulesVersion: nil)
-            if try r.bool(1) {
-                user.row = UserSettingsRow(
-                    userID: userID,
-                    dateOfBirth: try r.optionalString(2), gender: try r.optionalString(3),
-                    heightCm: try r.optionalString(4), currentWeightKg: try r.optionalString(5),
-                    targetWeightKg: try r.optionalString(6), primaryGoal: try r.optionalString(7),
-                    targetDate: try r.optionalString(8), activityLevel: try r.optionalString(9),
-                    dietaryPreferences: try r.optionalString(10).map { try PostgresTextArray.decode($0) },
-                    allergies: try r.optionalString(11).map { try PostgresTextArray.decode($0) },
-                    mealsPerDay: try r.isNull(12) ? nil : r.int(12),
-                    timezone: try r.optionalString(13),
-                    onboardingCompleted: try r.isNull(14) ? nil : r.bool(14),
-                    updatedAt: try instant(r, 15))
-            }
-            if try r.bool(16) {
-                var state = UserPlanState()
-                if let json = try r.optionalString(17) {
-                    do {
-                        state.currentPlan = try Snapshot(json: Array(json.utf8))
-                    } catch let error as SnapshotDecodingError {
-                        // The path only: the reason quotes the bad value, which may be health data.
-                        throw StoreError.corruptState(userID: userID, detail: error.path.isEmpty
-                            ? "plan_history.snapshot: \(error.reason)"
-                            : "plan_history.snapshot field \(error.path) is unreadable")
-                    }
-                }
-                state.historyRowsOnCurrentPlanDate = try r.int(18)
-                state.lastEvaluatedDate = try r.optionalString(19).flatMap { LocalDate(iso8601: $0) }
-                state.seenUpdatedAt = try instant(r, 20)
-                state.judgedUpdatedAt = try instant(r, 21)
-                state.judgedRulesVersion = try r.optionalString(22)
-                user.state = state
-                user.storedNextCheck = try instant(r, 23)
-                user.storedRulesVersion = try r.optionalString(24)
-            }
-            users.append(user)
-            return .continue
+            [userIDs.map(String.init)], purpose: "reading settings and plan state of \(userIDs.count) users")
+        for row in rows {
+            users.append(try loadedUser(from: row))
         }
         return users
+    }
+
+    /// One row of `loadUsers`' query.
+    private func loadedUser(from r: PostgresRow) throws -> LoadedUser {
+        let userID = try r.int64(0)
+        var user = LoadedUser(userID: userID, row: nil, state: nil, storedNextCheck: nil, storedRulesVersion: nil)
+        if try r.bool(1) {
+            user.row = UserSettingsRow(
+                userID: userID,
+                dateOfBirth: try r.optionalString(2), gender: try r.optionalString(3),
+                heightCm: try r.optionalString(4), currentWeightKg: try r.optionalString(5),
+                targetWeightKg: try r.optionalString(6), primaryGoal: try r.optionalString(7),
+                targetDate: try r.optionalString(8), activityLevel: try r.optionalString(9),
+                dietaryPreferences: try r.optionalString(10).map { try PostgresTextArray.decode($0) },
+                allergies: try r.optionalString(11).map { try PostgresTextArray.decode($0) },
+                mealsPerDay: try r.isNull(12) ? nil : r.int(12),
+                timezone: try r.optionalString(13),
+                onboardingCompleted: try r.isNull(14) ? nil : r.bool(14),
+                updatedAt: try instant(r, 15))
+        }
+        if try r.bool(16) {
+            var state = UserPlanState()
+            if let json = try r.optionalString(17) {
+                state.currentPlan = try currentPlan(json: json, userID: userID)
+            }
+            state.historyRowsOnCurrentPlanDate = try r.int(18)
+            state.lastEvaluatedDate = try r.optionalString(19).flatMap { LocalDate(iso8601: $0) }
+            state.seenUpdatedAt = try instant(r, 20)
+            state.judgedUpdatedAt = try instant(r, 21)
+            state.judgedRulesVersion = try r.optionalString(22)
+            user.state = state
+            user.storedNextCheck = try instant(r, 23)
+            user.storedRulesVersion = try r.optionalString(24)
+        }
+        return user
+    }
+
+    private func currentPlan(json: String, userID: Int64) throws -> Snapshot {
+        do {
+            return try Snapshot(json: Array(json.utf8))
+        } catch {
+            // The path only: the reason quotes the bad value, which may be health data.
+            throw StoreError.corruptState(userID: userID, detail: error.path.isEmpty
+                ? "plan_history.snapshot: \(error.reason)"
+                : "plan_history.snapshot field \(error.path) is unreadable")
+        }
     }
 
     /// The text of the `text[]` column `column` (a literal name) as a one-dimensional

@@ -5,22 +5,63 @@
 /// Hand-written rather than `JSONEncoder` because a run encodes up to a million
 /// snapshots, the key order is part of the contract, and fixed-point values (tenths,
 /// thousandths) must never pass through `Double`.
-struct JSONWriter {
-    private(set) var bytes: [UInt8]
+///
+/// The bytes go to memory of its own rather than an `[UInt8]`: an array append checks
+/// uniqueness and capacity through the runtime, and a class's stored properties are
+/// checked for exclusive access on every use; either made encoding a snapshot (about 800
+/// single-byte appends) cost more than evaluating the plan. Noncopyable, so that the
+/// memory has exactly one owner, which frees it.
+struct JSONWriter: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
 
     init(capacity: Int = 512) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// What was written so far.
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        if count == capacity { grow(toHold: 1) }
+        base[count] = byte
+        count += 1
+    }
+
+    private mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if capacity - count < bytes.count { grow(toHold: bytes.count) }
+        (base + count).initialize(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    private mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
+    }
+
+    private mutating func grow(toHold extra: Int) {
+        let newCapacity = max(capacity * 2, count + extra)
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.initialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
     }
 
     /// Structural text written as is: braces, commas, `"key":` prefixes.
     mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { append(contentsOf: $0) }
     }
 
     /// Text already in JSON form (a validated number literal).
     mutating func appendText(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+        append(text)
     }
 
     mutating func null() { raw("null") }
@@ -30,17 +71,17 @@ struct JSONWriter {
     /// A JSON string: `"` and `\` escaped, control characters as `\n`-style escapes or
     /// `\u00xx` (PostgreSQL's own convention), everything else kept as UTF-8.
     mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         // Most strings (keys' values, zone names, messages) need no escape: one copy.
         let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { utf8 in
             guard !utf8.contains(where: Self.needsEscape) else { return false }
-            bytes.append(contentsOf: utf8)
+            append(contentsOf: utf8)
             return true
         }
         if copied != true {
             for byte in value.utf8 { escaped(byte) }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {
@@ -58,32 +99,32 @@ struct JSONWriter {
         case 0x09: raw("\\t")
         case 0..<0x20:
             raw("\\u00")
-            bytes.append(Self.hexDigit(byte >> 4))
-            bytes.append(Self.hexDigit(byte & 0x0F))
+            append(Self.hexDigit(byte >> 4))
+            append(Self.hexDigit(byte & 0x0F))
         default:
-            bytes.append(byte)
+            append(byte)
         }
     }
 
     mutating func int(_ value: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
         appendDigits(value.magnitude, minimumWidth: 1)
     }
 
     /// A value held in tenths with exactly one decimal: `1780` → `178.0`, `-11` → `-1.1`.
     mutating func tenths(_ value: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
         appendDigits(value.magnitude / 10, minimumWidth: 1)
-        bytes.append(UInt8(ascii: "."))
+        append(UInt8(ascii: "."))
         appendDigits(value.magnitude % 10, minimumWidth: 1)
     }
 
     /// A value held in thousandths with up to three decimals and at least one, trailing
     /// zeros dropped: `227` → `0.227`, `250` → `0.25`, `0` → `0.0`, `-23` → `-0.023`.
     mutating func thousandths(_ value: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
         appendDigits(value.magnitude / 1000, minimumWidth: 1)
-        bytes.append(UInt8(ascii: "."))
+        append(UInt8(ascii: "."))
         var fraction = value.magnitude % 1000
         var width = 3
         while width > 1, fraction % 10 == 0 {
@@ -105,40 +146,40 @@ struct JSONWriter {
 
     /// `YYYY-MM-DD` (section 6).
     mutating func date(_ date: LocalDate, quoted: Bool = true) {
-        if quoted { bytes.append(UInt8(ascii: "\"")) }
+        if quoted { append(UInt8(ascii: "\"")) }
         let (year, month, day) = date.components
         if (0...9999).contains(year) {
             appendDigits(UInt(year), minimumWidth: 4)
-            bytes.append(UInt8(ascii: "-"))
+            append(UInt8(ascii: "-"))
             appendDigits(UInt(month), minimumWidth: 2)
-            bytes.append(UInt8(ascii: "-"))
+            append(UInt8(ascii: "-"))
             appendDigits(UInt(day), minimumWidth: 2)
         } else {
-            bytes.append(contentsOf: date.description.utf8)
+            append(date.description)
         }
-        if quoted { bytes.append(UInt8(ascii: "\"")) }
+        if quoted { append(UInt8(ascii: "\"")) }
     }
 
     /// RFC 3339 in UTC with six fractional digits (section 6), as a JSON string.
     /// PostgreSQL's `infinity` / `-infinity` timestamps (`Instant.distantFuture` /
     /// `.distantPast`) have no RFC 3339 form and are written as PostgreSQL writes them.
     mutating func instant(_ instant: Instant) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         if let (date, secondOfDay, microsecond) = instant.utcParts, (0...9999).contains(date.components.year) {
             self.date(date, quoted: false)
-            bytes.append(UInt8(ascii: "T"))
+            append(UInt8(ascii: "T"))
             appendDigits(UInt(secondOfDay / 3600), minimumWidth: 2)
-            bytes.append(UInt8(ascii: ":"))
+            append(UInt8(ascii: ":"))
             appendDigits(UInt(secondOfDay / 60 % 60), minimumWidth: 2)
-            bytes.append(UInt8(ascii: ":"))
+            append(UInt8(ascii: ":"))
             appendDigits(UInt(secondOfDay % 60), minimumWidth: 2)
-            bytes.append(UInt8(ascii: "."))
+            append(UInt8(ascii: "."))
             appendDigits(UInt(microsecond), minimumWidth: 6)
-            bytes.append(UInt8(ascii: "Z"))
+            append(UInt8(ascii: "Z"))
         } else {
-            bytes.append(contentsOf: rfc3339Text(instant).utf8)
+            append(rfc3339Text(instant))
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 
     mutating func optional<Value>(_ value: Value?, _ write: (inout JSONWriter, Value) -> Void) {
@@ -147,27 +188,31 @@ struct JSONWriter {
 
     /// `["a","b"]`.
     mutating func strings<Values: Sequence<String>>(_ values: Values) {
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { append(UInt8(ascii: ",")) }
             string(value)
         }
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
     }
 
-    /// Decimal digits of `value`, left-padded with zeros to `minimumWidth`.
+    /// Decimal digits of `value`, left-padded with zeros to `minimumWidth`, written
+    /// from the last digit back (divisions by the constant 10 compile to multiplications).
     private mutating func appendDigits(_ value: UInt, minimumWidth: Int) {
-        var divisor: UInt = 1
-        var width = 1
-        while width < minimumWidth || value / divisor >= 10 {
-            divisor &*= 10
-            width += 1
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
         }
-        while width > 0 {
-            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / divisor % 10))
-            divisor /= 10
-            width -= 1
+        let width = max(digits, minimumWidth)
+        if capacity - count < width { grow(toHold: width) }
+        rest = value
+        for position in stride(from: count + width - 1, through: count, by: -1) {
+            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
         }
+        count += width
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
