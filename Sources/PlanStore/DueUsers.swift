@@ -3,13 +3,13 @@ import Postgres
 
 /// Finding the users a scheduled run must look at, without reading every user's row.
 ///
-/// Three index-backed sources, unioned (plan-rules.md section 2):
+/// Index-backed sources, unioned (plan-rules.md section 2):
 /// - rows written since the partition's watermark minus a look-back (new users, changed
 ///   settings, including writes committed late), and rows with a NULL `updated_at` that
 ///   have no state yet — `user_settings(updated_at)` index;
 /// - users whose next scheduled change (midnight of a pending change, phase switch,
-///   birthday) has come — `plan_state(next_check_at)` index;
-/// - users last evaluated under another rules version — `plan_state(rules_version)` index.
+///   birthday) has come, and users last evaluated under another rules version — both
+///   ranges of one `plan_state(rules_version, next_check_at)` index (sql/0007).
 /// `evaluate` then decides exactly; a candidate that turns out not due costs one row read.
 public struct DueUserSelection: Sendable {
     public var userIDs: [Int64]
@@ -59,10 +59,10 @@ extension PlanStore {
             SELECT user_id, \(microseconds("updated_at")) FROM changed
             UNION
             SELECT user_id, NULL FROM plan_state
-            WHERE next_check_at <= $3 AND \(part("user_id")) = ANY($2::int[])
-            UNION
-            SELECT user_id, NULL FROM plan_state
-            WHERE (rules_version < $4 OR rules_version > $4) AND \(part("user_id")) = ANY($2::int[])
+            WHERE (rules_version = $4 AND next_check_at <= $3
+                   OR rules_version IS NULL AND next_check_at <= $3
+                   OR rules_version < $4 OR rules_version > $4)
+              AND \(part("user_id")) = ANY($2::int[])
             """,
             [changedSince?.postgresText, partitions.map(String.init), asOf.postgresText, rulesVersion],
             purpose: "selecting due users"

@@ -494,7 +494,8 @@ CROSS JOIN LATERAL plan_snapshot_fields(h.snapshot) f;
 -- transaction as the plan. Copying the same 200,000 first-run rows into copies of the
 -- tables measured: plan_history 5.3–5.6 s with its four btree indexes, 4.4–4.6 s with
 -- the two changes below; notification_outbox 1.7–2.3 s with three, 1.1–1.5 s with its
--- key alone (README "Scale").
+-- key alone; plan_state 1.4–1.6 s with three, 0.8–0.9 s with its key alone (README
+-- "Scale").
 
 -- plan_history: its natural key (user_id, plan_date, seq) becomes the primary key. It was
 -- a unique index beside a primary key on (id, plan_date) that nothing looks up; `id`
@@ -518,6 +519,14 @@ CREATE INDEX plan_history_run_idx ON plan_history USING brin (run_id);
 DROP INDEX notification_outbox_batch_idx;
 CREATE INDEX notification_outbox_batch_idx ON notification_outbox USING brin (batch_id);
 DROP INDEX notification_outbox_user_idx;
+
+-- plan_state: one index serves both scheduled selections: users under the current rules
+-- version whose next check has come are one range of (rules_version, next_check_at), users
+-- under any other version the ranges before and after it (PlanStore/DueUsers.swift).
+-- Every state write paid for two indexes before.
+DROP INDEX plan_state_next_check_at_idx;
+DROP INDEX plan_state_rules_version_idx;
+CREATE INDEX plan_state_rules_version_next_check_at_idx ON plan_state (rules_version, next_check_at);
 
 """#
         ),
