@@ -129,7 +129,7 @@ extension PlanStore {
                             row.integer(h.seq)
                             row.text(generated)
                             row.integer(runID)
-                            row.text(arrayLiteral(h.reasons))
+                            row.text(PostgresTextArray.encode(h.reasons))
                             row.text(utf8: h.snapshotJSON)
                             row.text(utf8: h.previousJSON)
                             row.text(utf8: h.diffJSON)
@@ -188,12 +188,15 @@ extension PlanStore {
                 FROM STDIN
                 """, purpose: "writing \(batch.outbox.count) notifications to the outbox"
             ) { writer in
+                // Lines of a run share one creation instant: its text is made once.
+                var createdAt = (instant: Instant.distantPast, text: Instant.distantPast.postgresText)
                 for o in batch.outbox {
+                    if o.createdAt != createdAt.instant { createdAt = (o.createdAt, o.createdAt.postgresText) }
                     try writer.addRow { row in
                         row.text(o.notificationID)
                         row.integer(o.userID)
                         row.integer(runID)
-                        row.text(o.createdAt.postgresText)
+                        row.text(createdAt.text)
                         row.text(o.payload)
                         row.integer(batchID)
                     }

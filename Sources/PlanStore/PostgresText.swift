@@ -29,18 +29,3 @@ func microseconds(_ column: String) -> String {
     ELSE (extract(epoch FROM \(column)) * 1000000)::int8 END
     """
 }
-
-/// Encodes a text array as a PostgreSQL array literal for COPY and parameters.
-func arrayLiteral(_ values: [String]) -> String {
-    var out = "{"
-    for (index, value) in values.enumerated() {
-        if index > 0 { out += "," }
-        out += "\""
-        for ch in value.unicodeScalars {
-            if ch == "\"" || ch == "\\" { out += "\\" }
-            out.unicodeScalars.append(ch)
-        }
-        out += "\""
-    }
-    return out + "}"
-}

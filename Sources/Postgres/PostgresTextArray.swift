@@ -8,23 +8,33 @@ public enum PostgresTextArray {
         var literal = "{"
         for (position, element) in elements.enumerated() {
             if position > 0 { literal.append(",") }
-            guard let element else {
-                literal.append("NULL")
-                continue
-            }
-            literal.append("\"")
-            for character in element.unicodeScalars {
-                if character == "\"" || character == "\\" { literal.unicodeScalars.append("\\") }
-                literal.unicodeScalars.append(character)
-            }
-            literal.append("\"")
+            if let element { appendQuoted(element, to: &literal) } else { literal.append("NULL") }
         }
         literal.append("}")
         return literal
     }
 
     public static func encode(_ elements: [String]) -> String {
-        encode(elements.map { Optional($0) })
+        var literal = "{"
+        for (position, element) in elements.enumerated() {
+            if position > 0 { literal.append(",") }
+            appendQuoted(element, to: &literal)
+        }
+        literal.append("}")
+        return literal
+    }
+
+    private static func appendQuoted(_ element: String, to literal: inout String) {
+        literal.append("\"")
+        if element.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            for character in element.unicodeScalars {
+                if character == "\"" || character == "\\" { literal.unicodeScalars.append("\\") }
+                literal.unicodeScalars.append(character)
+            }
+        } else {
+            literal.append(element)
+        }
+        literal.append("\"")
     }
 
     /// Decodes a one-dimensional array literal with PostgreSQL's rules (array_in):
@@ -39,8 +49,35 @@ public enum PostgresTextArray {
     /// - Throws: `DecodingError` describing the first malformed spot, or a nested
     ///   (multidimensional) array, which the job never stores.
     public static func decode(_ literal: String) throws(DecodingError) -> [String?] {
+        if let elements = plainElements(literal) { return elements }
         var parser = Parser(Array(literal.unicodeScalars))
         return try parser.parse()
+    }
+
+    /// The elements of a literal as PostgreSQL prints most arrays, `{}` or `{a,b}`: no
+    /// quotes, escapes, spaces, nested braces or empty elements. Nil for anything else,
+    /// which the full parser reads. (Most settings rows hold such arrays; the parser
+    /// works on Unicode scalars and costs several times more.)
+    static func plainElements(_ literal: String) -> [String?]? {
+        let utf8 = literal.utf8
+        guard utf8.first == UInt8(ascii: "{"), utf8.last == UInt8(ascii: "}") else { return nil }
+        let inner = literal.dropFirst().dropLast()
+        if inner.isEmpty { return [] }
+        guard !inner.utf8.contains(where: { byte in
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "{"), UInt8(ascii: "}"),
+                 UInt8(ascii: " "), 0x09...0x0D: true
+            default: false
+            }
+        }) else { return nil }
+        var elements: [String?] = []
+        for element in inner.split(separator: ",", omittingEmptySubsequences: false) {
+            if element.isEmpty { return nil }
+            let isNull = element.utf8.count == 4
+                && element.utf8.elementsEqual("null".utf8) { $0 | 0x20 == $1 }  // any letter case
+            elements.append(isNull ? nil : String(element))
+        }
+        return elements
     }
 
     /// Why a literal is not a one-dimensional array.

@@ -22,6 +22,11 @@ import Testing
         ("[0:1]={x,y}", ["x", "y"]),
         // Multibyte text is kept as is.
         (#"{"Zoë 👩‍👩‍👧",日本}"#, ["Zoë 👩‍👩‍👧", "日本"]),
+        // As PostgreSQL prints most arrays (the quick path): plain elements, NULLs.
+        ("{vegetarian,halal}", ["vegetarian", "halal"]),
+        ("{NULL,Null,nulls,x}", [nil, nil, "nulls", "x"]),
+        ("{日本,a.b-c}", ["日本", "a.b-c"]),
+        ("{x}", ["x"]),
     ])
     func decodesEveryEscapingRule(literal: String, expected: [String?]) throws {
         #expect(try PostgresTextArray.decode(literal) == expected)
