@@ -26,7 +26,7 @@ extension PlanStore {
             SELECT CASE WHEN count(*) = cardinality($1::int[]) THEN \(microseconds("min(settings_watermark)")) END
             FROM plan_watermarks WHERE partition = ANY($1::int[])
             """,
-            [partitions.map(String.init)], purpose: "reading change watermarks")
+            [partitions], purpose: "reading change watermarks")
         return try result.singleRow().optionalInt64(0).map(Instant.init(microsecondsSinceEpoch:))
     }
 
@@ -38,7 +38,7 @@ extension PlanStore {
             ON CONFLICT (partition) DO UPDATE
                SET settings_watermark = greatest(plan_watermarks.settings_watermark, EXCLUDED.settings_watermark)
             """,
-            [partitions.map(String.init), watermark.postgresText],
+            [partitions, watermark.postgresText],
             purpose: "advancing change watermarks")
     }
 
@@ -64,7 +64,7 @@ extension PlanStore {
                    OR rules_version < $4 OR rules_version > $4)
               AND \(part("user_id")) = ANY($2::int[])
             """,
-            [changedSince?.postgresText, partitions.map(String.init), asOf.postgresText, rulesVersion],
+            [changedSince?.postgresText, partitions, asOf.postgresText, rulesVersion],
             purpose: "selecting due users"
         ) { row in
             ids.append(try row.int64(0))

@@ -23,7 +23,7 @@ extension PlanStore {
             WHERE b.emitted_at IS NULL AND \(UserPartitions.sql("o.user_id")) = ANY($1::int[])
             ORDER BY b.batch_id, o.notification_id LIMIT $2
             """,
-            [partitions.map(String.init), limit], purpose: "reading pending notifications")
+            [partitions, limit], purpose: "reading pending notifications")
         return try result.map {
             PendingNotification(notificationID: try $0.string(0), payload: try $0.string(1))
         }

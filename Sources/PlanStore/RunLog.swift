@@ -64,7 +64,7 @@ extension PlanStore {
                                    rules_version, tzdata_version)
             VALUES ($1, $2, $3::bigint[], $4, $5, $6, $7) RETURNING run_id
             """,
-            [record.asOf.postgresText, record.dryRun, record.requestedUsers.map { $0.map(String.init) },
+            [record.asOf.postgresText, record.dryRun, record.requestedUsers,
              record.shard, record.binaryVersion, record.rulesVersion, record.tzdataVersion],
             purpose: "recording the start of the run")
         return try result.singleRow().int64(0)

@@ -37,7 +37,7 @@ extension PlanStore {
             SELECT (SELECT count(*) FROM state), (SELECT count(*) FROM history),
                    (SELECT count(*) FROM outbox), (SELECT count(*) FROM rejections)
             """,
-            [userIDs.map(String.init)], purpose: "erasing the plans of \(userIDs.count) users"
+            [userIDs], purpose: "erasing the plans of \(userIDs.count) users"
         ).singleRow()
         return ErasureCounts(planState: try row.int(0), planHistory: try row.int(1),
                              notificationOutbox: try row.int(2), planRejections: try row.int(3))
@@ -48,7 +48,7 @@ extension PlanStore {
     public func usersWithSettings(_ userIDs: [Int64]) throws -> [Int64] {
         try connection.query(
             "SELECT user_id FROM user_settings WHERE user_id = ANY($1::bigint[]) ORDER BY user_id",
-            [userIDs.map(String.init)], purpose: "looking for the users' user_settings rows"
+            [userIDs], purpose: "looking for the users' user_settings rows"
         ).map { try $0.int64(0) }
     }
 }

@@ -51,7 +51,7 @@ extension PlanStore {
                 LIMIT 1) h ON true
             ORDER BY u.position
             """,
-            [userIDs.map(String.init)], purpose: "reading settings and plan state of \(userIDs.count) users")
+            [userIDs], purpose: "reading settings and plan state of \(userIDs.count) users")
         for row in rows {
             users.append(try loadedUser(from: row))
         }

@@ -74,6 +74,26 @@ extension Optional: PostgresArrayElement where Wrapped == String {
     }
 }
 
+extension Int64: PostgresArrayElement {
+    /// `{1,2,3}`: integers need no quotes. (A batch passes thousands of user ids.)
+    public static func postgresText(forArray elements: [Int64]) -> String {
+        var literal = "{"
+        literal.reserveCapacity(2 + elements.count * 8)
+        for (position, element) in elements.enumerated() {
+            if position > 0 { literal.append(",") }
+            literal.append(String(element))
+        }
+        literal.append("}")
+        return literal
+    }
+}
+
+extension Int: PostgresArrayElement {
+    public static func postgresText(forArray elements: [Int]) -> String {
+        Int64.postgresText(forArray: elements.map(Int64.init))
+    }
+}
+
 extension UInt8: PostgresArrayElement {
     /// `bytea` hex format: `\x` followed by two lowercase hex digits per byte.
     public static func postgresText(forArray bytes: [UInt8]) -> String {

@@ -51,6 +51,19 @@ import Testing
         #expect(try row.int64(0) == value)
     }
 
+    @Test func integerArraysArriveElementByElement() throws {
+        let connection = try serverConnection()
+        let ids: [Int64] = [Int64.min, -1, 0, 42, Int64.max]
+        let row = try connection.query(
+            "SELECT $1::bigint[] = ARRAY[-9223372036854775808, -1, 0, 42, 9223372036854775807]::bigint[], "
+                + "cardinality($2::bigint[]), $3::int[]",
+            [ids, [Int64](), [3, -7]], purpose: "echoing integer arrays"
+        ).singleRow()
+        #expect(try row.bool(0))
+        #expect(try row.int(1) == 0)
+        #expect(try row.string(2) == "{3,-7}")
+    }
+
     @Test func intInt32BoolAndDoubleRoundTrip() throws {
         let connection = try serverConnection()
         let row = try connection.query(

@@ -74,7 +74,24 @@ public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible
     /// job writes (validation rejects them first); they are printed with a sign.
     public var description: String {
         let (y, m, d) = components
-        return Self.pad(y, 4) + "-" + Self.pad(m, 2) + "-" + Self.pad(d, 2)
+        guard (0...9999).contains(y) else { return Self.pad(y, 4) + "-" + Self.pad(m, 2) + "-" + Self.pad(d, 2) }
+        // Ten ASCII bytes written in place: dates are printed for every plan, notification
+        // id and COPY row.
+        return String(unsafeUninitializedCapacity: 10) { text in
+            func put(_ value: Int, at offset: Int, width: Int) {
+                var rest = value
+                for position in stride(from: offset + width - 1, through: offset, by: -1) {
+                    text[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(y, at: 0, width: 4)
+            text[4] = UInt8(ascii: "-")
+            put(m, at: 5, width: 2)
+            text[7] = UInt8(ascii: "-")
+            put(d, at: 8, width: 2)
+            return 10
+        }
     }
 
     /// Parses `YYYY-MM-DD` (four-digit year), checking that the day exists.
