@@ -97,7 +97,7 @@ public struct NightlyRunner: Sendable {
             }
 
             var candidates: [Int64] = []
-            var newWatermark: Instant? = nil
+            var newWatermarks: [(partitions: [Int], newest: Instant)] = []
             if manual {
                 var seen = Set<Int64>()
                 candidates = options.manualUsers.filter { seen.insert($0).inserted }
@@ -105,9 +105,8 @@ public struct NightlyRunner: Sendable {
                 let since = try store.oldestWatermark(of: held).map {
                     $0.adding(seconds: -options.changeLookbackSeconds)
                 }
-                let selection = try store.dueUsers(asOf: options.asOf, partitions: held, changedSince: since)
-                candidates = selection.userIDs
-                newWatermark = selection.newestUpdatedAt
+                (candidates, newWatermarks) = try selectDueUsers(of: held, changedSince: since, store: store,
+                                                                 options: options)
             }
             runLogger.info("candidates selected", metadata: ["candidates": "\(candidates.count)"])
 
@@ -121,8 +120,10 @@ public struct NightlyRunner: Sendable {
                 runLogger.notice("stop requested; the batches done so far are committed and emitted",
                                  metadata: ["users_left": "\(candidates.count - progress.usersDone)"])
             }
-            if !options.dryRun, !manual, !summary.stoppedEarly, let newWatermark {
-                try store.advanceWatermarks(of: held, to: newWatermark)
+            if !options.dryRun, !manual, !summary.stoppedEarly {
+                for watermark in newWatermarks {
+                    try store.advanceWatermarks(of: watermark.partitions, to: watermark.newest)
+                }
             }
         } catch {
             summary.durationMs = elapsedMs(since: started)

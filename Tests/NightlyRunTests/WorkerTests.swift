@@ -66,6 +66,33 @@ import Testing
         }
     }
 
+    /// With N workers each worker selects the candidates of its share of the partitions:
+    /// a weight changed in any share is seen by the next run (and only those users'
+    /// state is rewritten), and the new plans are written at the users' next midnight.
+    @Test func workersSelectChangesInEveryShareOfThePartitions() throws {
+        let t0 = try #require(Instant(rfc3339: "2026-05-01T00:30:00Z"))
+        try RunDriver.withFresh { driver in
+            try Self.insertUsers(into: driver, before: t0)
+            let first = try #require(try driver.run(at: t0, batchSize: 7, workers: 3).runID)
+            // Users 64…69: six consecutive partitions, so every share of 3 workers.
+            let changed: [Int64] = Array(64...69)
+            for userID in changed {
+                try driver.setWeight(of: userID, to: "99.5", at: t0.adding(seconds: 600))
+            }
+            let seen = try #require(try driver.run(at: t0.adding(seconds: 900), batchSize: 7, workers: 3).runID)
+            for userID in changed {
+                #expect(try driver.state(of: userID)?.updatedByRun == seen, "user \(userID)'s change was not seen")
+            }
+            #expect(try driver.state(of: 70)?.updatedByRun == first)
+            // Two days on, every changed user's new plan has been written, and no one else's.
+            let later = try driver.run(at: t0.adding(seconds: 2 * 86_400), batchSize: 7, workers: 3)
+            #expect(later.counts.due == changed.count)
+            for userID in changed {
+                #expect(try driver.history(of: userID).count == 2, "user \(userID)'s new plan is missing")
+            }
+        }
+    }
+
     /// A batch left pending by a killed unsharded run spans partitions; a `--shard` run
     /// emits only the lines of its own partitions and leaves the others pending for the
     /// run that holds theirs.
