@@ -10,6 +10,21 @@ struct ChildRun {
     /// Peak resident set size of the process (nil without GNU time).
     var peakRSSBytes: Int?
     var stderr: String
+    /// CPU time the hypervisor gave elsewhere while the run wanted it, over all cores
+    /// (`steal` in /proc/stat); nil where unreadable. Wall times on a shared virtual
+    /// machine move with it.
+    var stolenCPUSeconds: Double?
+}
+
+/// The machine's stolen CPU time so far (all cores), from /proc/stat.
+func stolenCPUSeconds() -> Double? {
+    guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+          let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") })
+    else { return nil }
+    // cpu user nice system idle iowait irq softirq steal …
+    let fields = line.split(separator: " ")
+    guard fields.count > 8, let ticks = Double(fields[8]) else { return nil }
+    return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 /// Starts `plan-regen` processes (the job is measured as ops run it: a fresh process,
@@ -37,6 +52,7 @@ struct JobBinary {
     /// notification lines are not what is measured), stderr to a file read back.
     func run(_ argumentLists: [[String]]) throws -> [ChildRun] {
         let start = DispatchTime.now()
+        let stolenBefore = stolenCPUSeconds()
         var children: [(pid: pid_t, stderrPath: String)] = []
         for arguments in argumentLists {
             let stderrPath = NSTemporaryDirectory() + "plan-regen-bench-\(UUID().uuidString).log"
@@ -71,6 +87,9 @@ struct JobBinary {
             let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             runs.append(ChildRun(exitCode: exitCode, wallSeconds: wall,
                                  peakRSSBytes: rssKiB.map { $0 * 1024 }, stderr: stderr))
+        }
+        if let before = stolenBefore, let after = stolenCPUSeconds() {
+            for index in runs.indices { runs[index].stolenCPUSeconds = after - before }
         }
         for (index, run) in runs.enumerated() where run.exitCode != 0 {
             throw BenchError("plan-regen \(argumentLists[index].joined(separator: " ")) exited \(run.exitCode):\n\(run.stderr)")

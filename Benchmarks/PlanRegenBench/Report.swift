@@ -1,7 +1,8 @@
 import Foundation
 
-/// The benchmark's table: one row per measured run, with users/s, peak memory and the
-/// ratio to the floor (two streams when the run used two connections, else one).
+/// The benchmark's table: one row per measured run, with users/s, peak memory, the
+/// ratio to the floor (two streams when the run used two connections, else one) and the
+/// CPU time the hypervisor took away during the run (this machine is a shared VM).
 struct Report {
     struct Row {
         var scenario: String
@@ -11,6 +12,7 @@ struct Report {
         var rssBytes: Int?
         var floor: Floor?
         var workers = 1
+        var stolenCPUSeconds: Double?
 
         init(scenario: String, users: Int, config: String, seconds: Double, rssBytes: Int?, floor: Floor?) {
             self.scenario = scenario
@@ -27,6 +29,7 @@ struct Report {
                       seconds: runs.map(\.wallSeconds).max() ?? 0, rssBytes: runs.compactMap(\.peakRSSBytes).max(),
                       floor: floor)
             self.workers = workers
+            stolenCPUSeconds = runs.compactMap(\.stolenCPUSeconds).max()
         }
 
         var floorSeconds: Double? { floor.map { workers > 1 ? $0.seconds2Streams : $0.seconds1Stream } }
@@ -47,8 +50,8 @@ struct Report {
 
     var markdown: String {
         var lines = [
-            "| scenario | users | run as | wall | users/s | peak RSS | floor (streams) | × floor |",
-            "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
+            "| scenario | users | run as | wall | users/s | peak RSS | floor (streams) | × floor | CPU stolen |",
+            "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for row in rows {
             let floor = row.floorSeconds.map { String(format: "%.2f s (%d)", $0, row.workers > 1 ? 2 : 1) } ?? "—"
@@ -56,7 +59,8 @@ struct Report {
             let rss = row.rssBytes.map { String(format: "%.0f MB", Double($0) / 1_048_576) } ?? "—"
             let wall = row.seconds < 1 ? String(format: "%.0f ms", row.seconds * 1000) : String(format: "%.2f s", row.seconds)
             let rate = grouped(Int((Double(row.users) / row.seconds).rounded()))
-            lines.append("| \(row.scenario) | \(grouped(row.users)) | \(row.config) | \(wall) | \(rate) | \(rss) | \(floor) | \(ratio) |")
+            let stolen = row.stolenCPUSeconds.map { String(format: "%.1f s", $0) } ?? "—"
+            lines.append("| \(row.scenario) | \(grouped(row.users)) | \(row.config) | \(wall) | \(rate) | \(rss) | \(floor) | \(ratio) | \(stolen) |")
         }
         return (lines + [""] + notes.map { "- \($0)" }).joined(separator: "\n") + "\n"
     }
