@@ -120,22 +120,20 @@ extension NightlyRunner {
     func selectDueUsers(of held: [Int], changedSince: Instant?, store: PlanStore, options: RunOptions) throws
         -> (candidates: [Int64], watermarks: [(partitions: [Int], newest: Instant)]) {
         let shareCount = min(options.workers, held.count)
+        guard shareCount > 1 else {
+            let selection = try store.dueUsers(asOf: options.asOf, partitions: held, changedSince: changedSince)
+            return (selection.userIDs, selection.newestUpdatedAt.map { [(held, $0)] } ?? [])
+        }
         let shares = (0..<shareCount).map { share in
             held.indices.filter { $0 % shareCount == share }.map { held[$0] }
         }
         let selections = Mutex<[Int: Result<DueUserSelection, any Error>]>([:])
-        if shareCount == 1 {
-            selections.withLock {
-                $0[0] = Result { try store.dueUsers(asOf: options.asOf, partitions: held, changedSince: changedSince) }
+        DispatchQueue.concurrentPerform(iterations: shareCount) { share in
+            let selection = Result {
+                try PlanStore(connection: connect(), timeouts: timeouts)
+                    .dueUsers(asOf: options.asOf, partitions: shares[share], changedSince: changedSince)
             }
-        } else {
-            DispatchQueue.concurrentPerform(iterations: shareCount) { share in
-                let selection = Result {
-                    try PlanStore(connection: connect(), timeouts: timeouts)
-                        .dueUsers(asOf: options.asOf, partitions: shares[share], changedSince: changedSince)
-                }
-                selections.withLock { $0[share] = selection }
-            }
+            selections.withLock { $0[share] = selection }
         }
         var candidates: [Int64] = []
         var watermarks: [(partitions: [Int], newest: Instant)] = []
@@ -145,7 +143,7 @@ extension NightlyRunner {
             candidates += selection.userIDs
             if let newest = selection.newestUpdatedAt { watermarks.append((shares[share], newest)) }
         }
-        if shareCount > 1 { candidates.sort() }
+        candidates.sort()
         return (candidates, watermarks)
     }
 }

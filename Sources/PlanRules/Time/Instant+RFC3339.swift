@@ -6,7 +6,10 @@
 extension Instant {
     /// The UTC date, second of the day and microsecond; nil for PostgreSQL's infinities.
     var utcParts: (date: LocalDate, secondOfDay: Int, microsecond: Int)? {
-        if self == .distantFuture || self == .distantPast { return nil }
+        self == .distantFuture || self == .distantPast ? nil : utcSplit
+    }
+
+    private var utcSplit: (date: LocalDate, secondOfDay: Int, microsecond: Int) {
         let (seconds, micros) = microsecondsSinceEpoch.quotientAndRemainder(dividingBy: 1_000_000)
         let (wholeSeconds, fraction) = micros < 0 ? (seconds - 1, micros + 1_000_000) : (seconds, micros)
         let date = LocalDate(wallSecondsSinceEpoch: wholeSeconds)
@@ -18,35 +21,25 @@ extension Instant {
     /// Years outside 0000…9999 (only `distantPast`/`distantFuture` get there) are written
     /// like `LocalDate.description`, with a sign or more digits.
     public var rfc3339: String {
-        let (seconds, micros) = microsecondsSinceEpoch.quotientAndRemainder(dividingBy: 1_000_000)
-        let (wholeSeconds, fraction) = micros < 0 ? (seconds - 1, micros + 1_000_000) : (seconds, micros)
-        let date = LocalDate(wallSecondsSinceEpoch: wholeSeconds)
-        let secondOfDay = Int(wholeSeconds - Int64(date.daysSinceEpoch) * 86_400)
-        let (year, month, day) = date.components
-        guard (0...9999).contains(year) else {
+        let (date, secondOfDay, fraction) = utcSplit
+        guard (0...9999).contains(date.components.year) else {
             return date.description + "T" + LocalDate.pad(secondOfDay / 3600, 2) + ":"
                 + LocalDate.pad(secondOfDay / 60 % 60, 2) + ":" + LocalDate.pad(secondOfDay % 60, 2)
-                + "." + LocalDate.pad(Int(fraction), 6) + "Z"
+                + "." + LocalDate.pad(fraction, 6) + "Z"
         }
-        // Written digit by digit: this runs for every snapshot and notification.
-        return String(unsafeUninitializedCapacity: 27) { buffer in
-            var index = 0
-            func put(_ value: Int, digits: Int) {
-                var value = value
-                for position in stride(from: index + digits - 1, through: index, by: -1) {
-                    buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
-                    value /= 10
-                }
-                index += digits
-            }
-            func put(_ character: Unicode.Scalar) {
-                buffer[index] = UInt8(ascii: character)
-                index += 1
-            }
-            put(year, digits: 4); put("-"); put(month, digits: 2); put("-"); put(day, digits: 2)
-            put("T"); put(secondOfDay / 3600, digits: 2); put(":"); put(secondOfDay / 60 % 60, digits: 2)
-            put(":"); put(secondOfDay % 60, digits: 2); put("."); put(Int(fraction), digits: 6); put("Z")
-            return index
+        // Written in place: this runs for every snapshot, notification and state row.
+        return String(unsafeUninitializedCapacity: 27) { text in
+            date.putISO(into: text, at: 0)
+            text[10] = UInt8(ascii: "T")
+            text.putDigits(secondOfDay / 3600, width: 2, at: 11)
+            text[13] = UInt8(ascii: ":")
+            text.putDigits(secondOfDay / 60 % 60, width: 2, at: 14)
+            text[16] = UInt8(ascii: ":")
+            text.putDigits(secondOfDay % 60, width: 2, at: 17)
+            text[19] = UInt8(ascii: ".")
+            text.putDigits(fraction, width: 6, at: 20)
+            text[26] = UInt8(ascii: "Z")
+            return 27
         }
     }
 

@@ -78,20 +78,19 @@ public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible
         // Ten ASCII bytes written in place: dates are printed for every plan, notification
         // id and COPY row.
         return String(unsafeUninitializedCapacity: 10) { text in
-            func put(_ value: Int, at offset: Int, width: Int) {
-                var rest = value
-                for position in stride(from: offset + width - 1, through: offset, by: -1) {
-                    text[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                }
-            }
-            put(y, at: 0, width: 4)
-            text[4] = UInt8(ascii: "-")
-            put(m, at: 5, width: 2)
-            text[7] = UInt8(ascii: "-")
-            put(d, at: 8, width: 2)
+            putISO(into: text, at: 0)
             return 10
         }
+    }
+
+    /// Writes `YYYY-MM-DD` (a year in 0…9999) at `offset` of `text`: ten bytes.
+    func putISO(into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        let (y, m, d) = components
+        text.putDigits(y, width: 4, at: offset)
+        text[offset + 4] = UInt8(ascii: "-")
+        text.putDigits(m, width: 2, at: offset + 5)
+        text[offset + 7] = UInt8(ascii: "-")
+        text.putDigits(d, width: 2, at: offset + 8)
     }
 
     /// Parses `YYYY-MM-DD` (four-digit year), checking that the day exists.
@@ -137,4 +136,15 @@ public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible
     public func distance(to other: LocalDate) -> Int { other.daysSinceEpoch - daysSinceEpoch }
 
     public func advanced(by days: Int) -> LocalDate { adding(days: days) }
+}
+
+extension UnsafeMutableBufferPointer<UInt8> {
+    /// Writes `value` (≥ 0) as `width` zero-padded decimal digits starting at `offset`.
+    func putDigits(_ value: Int, width: Int, at offset: Int) {
+        var rest = value
+        for position in stride(from: offset + width - 1, through: offset, by: -1) {
+            self[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        }
+    }
 }
