@@ -34,12 +34,24 @@ public final class NotificationSink: Sendable {
         NotificationSink(descriptor: STDOUT_FILENO, ownsDescriptor: false, destination: "stdout")
     }
 
+    /// Opens `path` for appending. A run killed in the middle of a write can leave a
+    /// partial last line (a large write to a file is not all-or-nothing); the file is then
+    /// ended with a newline first, so that fragment stays a line of its own instead of
+    /// swallowing the next complete line. Consumers skip a line that does not parse; its
+    /// notification is emitted again whole, because its batch was never marked emitted.
     public static func appending(toFile path: String) throws -> NotificationSink {
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             throw RunError.notificationFile(path: path, reason: String(cString: strerror(errno)))
         }
-        return NotificationSink(descriptor: fd, ownsDescriptor: true, destination: path)
+        let sink = NotificationSink(descriptor: fd, ownsDescriptor: true, destination: path)
+        var status = stat()
+        var last: UInt8 = 0
+        if fstat(fd, &status) == 0, status.st_size > 0, pread(fd, &last, 1, status.st_size - 1) == 1,
+           last != 0x0A {
+            try sink.writeAll([0x0A])
+        }
+        return sink
     }
 
     private init(descriptor: Int32, ownsDescriptor: Bool, destination: String) {
@@ -76,6 +88,11 @@ public final class NotificationSink: Sendable {
             buffer.append(contentsOf: line.utf8)
             buffer.append(0x0A)
         }
+        try writeAll(buffer)
+    }
+
+    /// Hands every byte to the kernel, retrying short writes.
+    private func writeAll(_ buffer: [UInt8]) throws {
         try buffer.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {

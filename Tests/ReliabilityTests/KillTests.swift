@@ -154,7 +154,14 @@ import Testing
 
         // At least once, with the very same line.
         let referenceEmitted = try String(contentsOf: referenceLines, encoding: .utf8).split(separator: "\n").map(String.init)
-        let killedEmitted = try String(contentsOf: killedLines, encoding: .utf8).split(separator: "\n").map(String.init)
+        // A kill in the middle of a write may leave the start of a line; the next run ends
+        // it with a newline (NotificationSink), and emits that notification again whole.
+        let (killedEmitted, fragments) = try String(contentsOf: killedLines, encoding: .utf8).split(separator: "\n")
+            .map(String.init).reduce(into: ([String](), [String]())) { lines, line in
+                if (try? notificationIDs([line])) != nil { lines.0.append(line) } else { lines.1.append(line) }
+            }
+        #expect(fragments.allSatisfy { fragment in referenceEmitted.contains { $0.hasPrefix(fragment) } },
+                "not the start of a notification line: \(fragments.prefix(2))")
         let lineByID = Dictionary(uniqueKeysWithValues: zip(try notificationIDs(referenceEmitted), referenceEmitted))
         #expect(lineByID.count == referenceEmitted.count, "the uninterrupted runs emit each id once")
         let killedIDs = try notificationIDs(killedEmitted)
@@ -167,7 +174,8 @@ import Testing
         print("""
             KillTests: \(killPoints) kill points; \(history.0.count) plan_history, \(state.0.count) plan_state and \
             \(rejections.0.count) plan_rejections rows compared, \(differing) differ; \(lineByID.count) notification \
-            ids, \(missing.count) never emitted, \(emittedAgain) lines emitted again after a kill
+            ids, \(missing.count) never emitted, \(emittedAgain) lines emitted again after a kill, \
+            \(fragments.count) partial lines left by a kill
             """)
     }
 
