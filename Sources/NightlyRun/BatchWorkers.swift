@@ -50,28 +50,30 @@ struct BatchesDone: Sendable {
 
 extension NightlyRunner {
     /// Evaluates, writes and emits every batch of `queue`. With `options.workers` > 1,
-    /// each worker is a thread with its own connection (the run's partition locks stay on
-    /// the main connection); batches are independent, because a user is in one batch only.
+    /// each worker is a thread with its own connection; batches are independent, because
+    /// a user is in one batch only.
     ///
     /// After a worker fails, the others finish their batch in flight (committed and
     /// emitted) and stop; the first error is thrown.
     func processBatches(_ queue: BatchQueue, mainStore: PlanStore, runID: Int64, options: RunOptions,
-                        manual: Bool, logger: Logger) throws -> BatchesDone {
+                        manual: Bool, claims: ClaimKeeper?, logger: Logger) throws -> BatchesDone {
         let workers = min(options.workers, max(1, (queue.candidates.count + queue.batchSize - 1) / queue.batchSize))
+        let worker = BatchWorker(runner: self, queue: queue, runID: runID, options: options, manual: manual,
+                                 claims: claims)
         if workers <= 1 {
-            work(on: queue, store: mainStore, runID: runID, options: options, manual: manual, logger: logger)
+            worker.work(store: mainStore, logger: logger)
         } else {
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            DispatchQueue.concurrentPerform(iterations: workers) { index in
                 var workerLogger = logger
-                workerLogger[metadataKey: "worker"] = "\(worker)"
+                workerLogger[metadataKey: "worker"] = "\(index)"
                 let store: PlanStore
                 do {
-                    store = try PlanStore(connection: connect(), timeouts: timeouts)
+                    store = PlanStore(connection: try connect(), timeouts: timeouts)
                 } catch {
                     queue.state.withLock { if $0.failure == nil { $0.failure = error } }
                     return
                 }
-                work(on: queue, store: store, runID: runID, options: options, manual: manual, logger: workerLogger)
+                worker.work(store: store, logger: workerLogger)
             }
         }
         return try queue.state.withLock { state in
@@ -79,21 +81,24 @@ extension NightlyRunner {
             return state.done
         }
     }
+}
 
-    /// One worker: takes batches until none is left. Each batch is written in one
-    /// transaction, then its notification lines are emitted and marked emitted.
-    private func work(on queue: BatchQueue, store: PlanStore, runID: Int64, options: RunOptions,
-                      manual: Bool, logger: Logger) {
-        while let batch = queue.next(stopRequested: options.stopRequested) {
-            do {
-                let outcome = try process(batch, store: store, options: options, manual: manual, logger: logger)
-                if options.dryRun {
-                    try report.emit(outcome.reportLines)
-                } else if let notificationBatch = try store.write(outcome.write, runID: runID,
-                                                                   generatedAt: options.asOf) {
-                    try notifications.emit(outcome.write.outbox.map(\.payload))
-                    try store.markEmitted(batch: notificationBatch)
-                }
+/// What every worker of a run shares: the queue, the run, and its claims.
+struct BatchWorker: Sendable {
+    let runner: NightlyRunner
+    let queue: BatchQueue
+    let runID: Int64
+    let options: RunOptions
+    let manual: Bool
+    let claims: ClaimKeeper?
+
+    /// Takes batches until none is left. Each batch is one transaction — fence, load,
+    /// evaluate, write — then its notification lines are emitted and marked emitted.
+    func work(store: PlanStore, logger: Logger) {
+        do {
+            if !options.dryRun { try store.ensureHistoryPartitions(for: Self.likelyPlanDates(at: options.asOf)) }
+            while let batch = queue.next(stopRequested: options.stopRequested) {
+                let outcome = try process(batch, store: store, logger: logger)
                 queue.state.withLock { state in
                     state.done.usersDone += batch.count
                     state.done.counts += outcome.counts
@@ -101,11 +106,59 @@ extension NightlyRunner {
                     options.progress(RunProgress(usersDone: state.done.usersDone,
                                                  usersTotal: queue.candidates.count, counts: state.done.counts))
                 }
-            } catch {
-                queue.state.withLock { if $0.failure == nil { $0.failure = error } }
-                return
+                try claims?.renewIfDue(using: store)
             }
+        } catch {
+            queue.state.withLock { if $0.failure == nil { $0.failure = error } }
         }
+    }
+
+    /// One batch: a dry run only reads and reports; a real one writes in one transaction
+    /// and then emits.
+    private func process(_ batch: [Int64], store: PlanStore, logger: Logger) throws -> BatchOutcome {
+        if options.dryRun {
+            let outcome = try runner.process(batch, store: store, options: options, manual: manual, logger: logger)
+            try runner.report.emit(outcome.reportLines)
+            return outcome
+        }
+        let partitions = UserPartitions.partitions(of: batch)
+        while true {
+            var missingMonths: [LocalDate] = []
+            let written = try store.connection.withTransaction { _ -> (BatchOutcome, Int64?)? in
+                // Before the users are read: a run that lost its claim stops here, and a
+                // manual rerun waits for the batch in flight of a scheduled run.
+                if manual {
+                    try store.lockPartitionsExclusively(partitions)
+                } else {
+                    try store.fenceClaims(partitions, runID: runID)
+                }
+                let outcome = try runner.process(batch, store: store, options: options, manual: manual, logger: logger)
+                missingMonths = store.missingHistoryPartitions(for: outcome.write.history.map(\.planDate))
+                guard missingMonths.isEmpty else { return nil }
+                let notificationBatch = try store.write(outcome.write, runID: runID, generatedAt: options.asOf)
+                return (outcome, notificationBatch)
+            }
+            guard let (outcome, notificationBatch) = written else {
+                // A plan date in a month without its partition (rare: the likely months
+                // were made at the start): make it outside the transaction, then redo.
+                try store.ensureHistoryPartitions(for: missingMonths)
+                continue
+            }
+            if let notificationBatch {
+                try runner.notifications.emit(outcome.write.outbox.map(\.payload))
+                try store.markEmitted(batch: notificationBatch)
+            }
+            return outcome
+        }
+    }
+
+    /// The plan dates a run at `asOf` writes: the local date at `asOf` in every zone lies
+    /// within a day of its UTC date.
+    static func likelyPlanDates(at asOf: Instant) -> [LocalDate] {
+        let microsecondsPerDay: Int64 = 86_400_000_000
+        let micros = asOf.microsecondsSinceEpoch
+        let day = Int((micros >= 0 ? micros : micros - microsecondsPerDay + 1) / microsecondsPerDay)
+        return [day - 1, day, day + 1].map { LocalDate(daysSinceEpoch: $0) }
     }
 }
 
@@ -130,7 +183,7 @@ extension NightlyRunner {
         let selections = Mutex<[Int: Result<DueUserSelection, any Error>]>([:])
         DispatchQueue.concurrentPerform(iterations: shareCount) { share in
             let selection = Result {
-                try PlanStore(connection: connect(), timeouts: timeouts)
+                try PlanStore(connection: try connect(), timeouts: timeouts)
                     .dueUsers(asOf: options.asOf, partitions: shares[share], changedSince: changedSince)
             }
             selections.withLock { $0[share] = selection }

@@ -10,15 +10,32 @@ public struct RunSummary: Sendable {
     public var counts = RunCounts()
     /// `--user` ids that have no `user_settings` row.
     public var unknownUsers: [Int64] = []
-    /// Partitions another run held, so this run skipped their users.
-    public var skippedPartitions: [Int] = []
+    /// Claims of other runs on partitions this run wanted: their users were left to them.
+    public var heldByOthers: [PartitionHolder] = []
+    /// Some of `heldByOthers` have been held longer than `RunOptions.overlapLimit`: their
+    /// users are not being processed (exit 4).
+    public var heldTooLong = false
     /// The run stopped between batches because a stop was requested (SIGTERM).
     public var stoppedEarly = false
     public var durationMs: Int64 = 0
+
+    /// Partitions another run held, so this run skipped their users.
+    public var skippedPartitions: [Int] { heldByOthers.map(\.partition) }
+
+    /// How the run ended, as `plan_runs.status` records it.
+    public var status: RunStatus {
+        if stoppedEarly { return .stopped }
+        if heldTooLong { return .heldTooLong }
+        return heldByOthers.isEmpty ? .succeeded : .heldByOthers
+    }
 }
 
 /// Runs the nightly job: select due users, evaluate each with the rules, write each
 /// batch in one transaction, then emit the batch's notifications (plan-rules.md §2, §7).
+///
+/// A scheduled run works on the user partitions it claims (PartitionClaims.swift); each
+/// batch transaction checks the claims first (the fence), then loads its users and writes
+/// their plans, so what it writes always follows from what is committed.
 public struct NightlyRunner: Sendable {
     /// Opens a new database connection (one per worker).
     public let connect: @Sendable () throws -> PostgresConnection
@@ -43,57 +60,49 @@ public struct NightlyRunner: Sendable {
     public func run(_ options: RunOptions) throws -> RunSummary {
         let started = DispatchTime.now()
         var summary = RunSummary()
-        let connection = try connect()
-        // Before PlanStore prepares the session (a staging table LIKE plan_state), so that a
-        // database without the job's tables gets the schema message, not "no plan_state".
-        try Migrator(connection: connection).checkUpToDate()
-        let store = try PlanStore(connection: connection, timeouts: timeouts)
-
+        let store = try PlanStore.open(connect(), for: options.dryRun ? .readOnly : .readWrite, timeouts: timeouts)
         let manual = !options.manualUsers.isEmpty
         let wanted: [Int]
         if manual {
-            wanted = Array(Set(options.manualUsers.map(UserPartitions.partition(of:)))).sorted()
+            wanted = UserPartitions.partitions(of: options.manualUsers)
         } else if let shard = options.shard {
             wanted = UserPartitions.forShard(index: shard.index, of: shard.count)
         } else {
             wanted = Array(0..<UserPartitions.count)
         }
-        let held: [Int]
-        if manual {
-            try store.lockPartitions(wanted)
-            held = wanted
-        } else {
-            held = try store.tryLockPartitions(wanted)
-        }
-        defer { try? store.unlockPartitions(held) }
-        summary.skippedPartitions = wanted.filter { !held.contains($0) }
-        if !summary.skippedPartitions.isEmpty {
-            logger.notice("another run holds some user partitions; their users are left to it",
-                          metadata: ["partitions_skipped": "\(summary.skippedPartitions.count)"])
-        }
 
         var runLogger = logger
         var runID: Int64 = 0
         if !options.dryRun {
+            let me = ProcessIdentity.current
             runID = try store.startRun(RunRecord(
                 asOf: options.asOf, dryRun: false, requestedUsers: manual ? options.manualUsers : nil,
                 shard: options.shard?.description, binaryVersion: options.binaryVersion,
-                rulesVersion: rulesVersion, tzdataVersion: zones.version))
+                rulesVersion: rulesVersion, tzdataVersion: zones.version,
+                host: me.host, pid: me.pid, processKey: me.key))
             summary.runID = runID
             runLogger[metadataKey: "run_id"] = "\(runID)"
         }
-        runLogger.info("run started", metadata: [
-            "as_of": "\(options.asOf.rfc3339)", "dry_run": "\(options.dryRun)",
-            "users_requested": "\(options.manualUsers.count)", "partitions": "\(held.count)",
-        ])
-
+        // A dry run and a manual rerun claim nothing: the one writes nothing, the other
+        // locks its users' partitions in each of its transactions.
+        let claims = options.dryRun || manual ? nil : ClaimKeeper(runID: runID, ttl: options.claimTTL)
         do {
-            if !options.dryRun, !held.isEmpty {
+            var held = wanted
+            if let claims {
+                held = try claim(wanted, keeper: claims, store: store, summary: &summary, options: options,
+                                 logger: runLogger)
+            }
+            runLogger.info("run started", metadata: [
+                "as_of": "\(options.asOf.rfc3339)", "dry_run": "\(options.dryRun)",
+                "users_requested": "\(options.manualUsers.count)", "partitions": "\(held.count)",
+            ])
+            if let claims, !held.isEmpty {
                 let leftovers = try emitPending(partitions: held, store: store, runID: runID)
                 if leftovers > 0 {
                     runLogger.notice("emitted notifications left pending by an earlier run",
                                      metadata: ["notifications": "\(leftovers)"])
                 }
+                try claims.renew(using: store)
             }
 
             var candidates: [Int64] = []
@@ -107,12 +116,13 @@ public struct NightlyRunner: Sendable {
                 }
                 (candidates, newWatermarks) = try selectDueUsers(of: held, changedSince: since, store: store,
                                                                  options: options)
+                try claims?.renew(using: store)
             }
             runLogger.info("candidates selected", metadata: ["candidates": "\(candidates.count)"])
 
             let batches = BatchQueue(candidates: candidates, batchSize: options.batchSize)
             let progress = try processBatches(batches, mainStore: store, runID: runID, options: options,
-                                              manual: manual, logger: runLogger)
+                                              manual: manual, claims: claims, logger: runLogger)
             summary.counts += progress.counts
             summary.unknownUsers += progress.unknownUsers
             summary.stoppedEarly = progress.stoppedEarly
@@ -120,28 +130,90 @@ public struct NightlyRunner: Sendable {
                 runLogger.notice("stop requested; the batches done so far are committed and emitted",
                                  metadata: ["users_left": "\(candidates.count - progress.usersDone)"])
             }
-            if !options.dryRun, !manual, !summary.stoppedEarly {
-                for watermark in newWatermarks {
-                    try store.advanceWatermarks(of: watermark.partitions, to: watermark.newest)
+            if !options.dryRun, !manual, !summary.stoppedEarly, !newWatermarks.isEmpty {
+                // Fenced: only the holder of the partitions may move their watermarks.
+                try store.connection.withTransaction { _ in
+                    try store.fenceClaims(held, runID: runID)
+                    for watermark in newWatermarks {
+                        try store.advanceWatermarks(of: watermark.partitions, to: watermark.newest)
+                    }
                 }
             }
         } catch {
             summary.durationMs = elapsedMs(since: started)
-            if !options.dryRun {
-                try? store.finishRun(runID, counts: summary.counts, durationMs: summary.durationMs, error: "\(error)")
-            }
+            if !options.dryRun { recordFailure(of: runID, summary: summary, error: error, store: store) }
             throw error
         }
         summary.counts.unknownUsers = summary.unknownUsers.count
         summary.durationMs = elapsedMs(since: started)
         if !options.dryRun {
-            try store.finishRun(runID, counts: summary.counts, durationMs: summary.durationMs, error: nil)
+            try store.finishRun(runID, status: summary.status, counts: summary.counts,
+                                partitionsHeldByOthers: summary.heldByOthers.count,
+                                durationMs: summary.durationMs, error: nil)
+            if claims != nil { try store.releaseClaims(runID: runID) }
         }
         for userID in summary.unknownUsers {
             runLogger.error("no user_settings row for requested user; nothing done",
                             metadata: ["user_id": "\(userID)"])
         }
         return summary
+    }
+
+    /// Claims the free partitions of `wanted` (taking over those of runs that died or
+    /// whose claims expired) and reports, never silently, those other runs hold.
+    private func claim(_ wanted: [Int], keeper: ClaimKeeper, store: PlanStore, summary: inout RunSummary,
+                       options: RunOptions, logger: Logger) throws -> [Int] {
+        let runID = keeper.runID
+        let dead = Set(try store.partitionHolders(wanted, except: runID)
+            .filter { holder in holder.processKey.map(ProcessIdentity.isGone(key:)) ?? false }
+            .map(\.runID))
+        let (held, takenFrom) = try store.claimPartitions(wanted, runID: runID, ttl: options.claimTTL,
+                                                         takingOverFrom: dead.sorted())
+        keeper.claimed(held)
+        if !takenFrom.isEmpty {
+            try store.markAbandoned(takenFrom, by: runID)
+            logger.notice("took over the partitions of runs that ended without finishing", metadata: [
+                "runs": "\(takenFrom.map(String.init).joined(separator: ","))",
+                "how": "\(dead.isDisjoint(with: takenFrom) ? "claims expired" : "process gone")",
+            ])
+        }
+        let notHeld = wanted.filter { !held.contains($0) }
+        guard !notHeld.isEmpty else { return held }
+        summary.heldByOthers = try store.partitionHolders(notHeld, except: runID)
+        let overlapLimitMs = Int64(TransactionSettings.milliseconds(options.overlapLimit))
+        let holders = Dictionary(grouping: summary.heldByOthers, by: \.runID)
+        for (holderRun, partitions) in holders.sorted(by: { $0.key < $1.key }) {
+            let first = partitions[0]
+            let metadata: Logger.Metadata = [
+                "holder_run_id": "\(holderRun)", "partitions_held": "\(partitions.count)",
+                "held_for_s": "\(first.heldForMs / 1000)", "claim_expires_in_s": "\(max(0, first.expiresInMs) / 1000)",
+                "holder": "\(first.host ?? "?") pid \(first.pid.map(String.init) ?? "?")",
+            ]
+            if first.heldForMs > overlapLimitMs {
+                summary.heldTooLong = true
+                logger.error("""
+                    another run has held user partitions for longer than the overlap limit: their users are not \
+                    being processed; if that run is stuck, stop it (its claims lapse --claim-ttl after its last \
+                    progress), or raise --overlap-limit if such long runs are expected
+                    """, metadata: metadata)
+            } else {
+                logger.notice("another run holds user partitions; their users are left to it", metadata: metadata)
+            }
+        }
+        return held
+    }
+
+    /// Closes the run's row as failed and gives up its claims, on a fresh connection when
+    /// the run's own is gone. Best effort: the database may be what failed; then the row
+    /// stays `running` (a later run marks it `abandoned`) and the claims expire.
+    private func recordFailure(of runID: Int64, summary: RunSummary, error: Error, store: PlanStore) {
+        guard runID != 0 else { return }
+        let target = store.connection.isUsable ? store : (try? connect()).map { PlanStore(connection: $0, timeouts: timeouts) }
+        guard let target else { return }
+        try? target.finishRun(runID, status: .failed, counts: summary.counts,
+                              partitionsHeldByOthers: summary.heldByOthers.count,
+                              durationMs: summary.durationMs, error: "\(error)")
+        try? target.releaseClaims(runID: runID)
     }
 
     /// Emits every outbox line pending for `partitions` (left by a killed run or a broken

@@ -18,6 +18,12 @@ public struct RunOptions: Sendable {
     /// transaction committed after the previous run read is still seen.
     public var changeLookbackSeconds: Int64
     public var binaryVersion: String
+    /// `--claim-ttl`: a scheduled run's claim on its partitions lapses this long after its
+    /// last sign of progress, so another run can take over from a run that died.
+    public var claimTTL: Duration
+    /// `--overlap-limit`: partitions held by another run for longer than this mean their
+    /// users are not being processed: the run ends `held_too_long`, exit 4.
+    public var overlapLimit: Duration
     /// Asked between batches; true ends the run after the batch in flight is committed
     /// and emitted (SIGTERM from systemd or Kubernetes).
     public var stopRequested: @Sendable () -> Bool
@@ -26,6 +32,7 @@ public struct RunOptions: Sendable {
 
     public init(asOf: Instant, manualUsers: [Int64] = [], dryRun: Bool = false, batchSize: Int = 2000,
                 workers: Int = 1, shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
+                claimTTL: Duration = .seconds(120), overlapLimit: Duration = .seconds(3600),
                 stopRequested: @escaping @Sendable () -> Bool = { false },
                 progress: @escaping @Sendable (RunProgress) -> Void = { _ in }) {
         self.asOf = asOf
@@ -36,6 +43,8 @@ public struct RunOptions: Sendable {
         self.shard = shard
         self.changeLookbackSeconds = changeLookbackSeconds
         self.binaryVersion = binaryVersion
+        self.claimTTL = claimTTL
+        self.overlapLimit = overlapLimit
         self.stopRequested = stopRequested
         self.progress = progress
     }

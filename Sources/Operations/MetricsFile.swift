@@ -52,15 +52,17 @@ public struct MetricsFile: Sendable {
         switch outcome {
         case .succeeded(let finished):
             summary = finished
-            lastSuccess = seconds(finishedAt)
+            // Users left unprocessed for longer than the overlap limit are no success.
+            if !finished.heldTooLong { lastSuccess = seconds(finishedAt) }
         case .stopped(let finished):
             summary = finished
         case .failed:
             summary = nil
             failures += 1
         }
-        text.gauge("plan_regen_last_run_success", "1 if the last run completed, else 0 (failed or stopped).",
-                   [([:], { if case .succeeded = outcome { "1" } else { "0" } }())])
+        text.gauge("plan_regen_last_run_success",
+                   "1 if the last run completed, else 0 (failed, stopped, or partitions held by another run too long).",
+                   [([:], { if case .succeeded(let s) = outcome, !s.heldTooLong { "1" } else { "0" } }())])
         text.gauge("plan_regen_last_run_stopped_early", "1 if SIGTERM/SIGINT stopped the last run between batches.",
                    [([:], { if case .stopped = outcome { "1" } else { "0" } }())])
         if let lastSuccess {
@@ -103,8 +105,15 @@ public struct MetricsFile: Sendable {
                    })
         text.gauge("plan_regen_last_run_notifications", "Notifications the last run created.",
                    [([:], "\(counts.notifications)")])
-        text.gauge("plan_regen_last_run_skipped_partitions", "User partitions another run held (skipped).",
+        text.gauge("plan_regen_last_run_skipped_partitions",
+                   "User partitions other runs held, whose users the last run left to them.",
                    [([:], "\(summary.skippedPartitions.count)")])
+        text.gauge("plan_regen_last_run_held_too_long",
+                   "1 if another run has held user partitions for longer than --overlap-limit (users not processed; exit 4).",
+                   [([:], summary.heldTooLong ? "1" : "0")])
+        text.gauge("plan_regen_last_run_oldest_claim_of_others_seconds",
+                   "How long the oldest claim of another run on partitions the last run wanted had been held (0: none).",
+                   [([:], "\((summary.heldByOthers.map(\.heldForMs).max() ?? 0) / 1000)")])
     }
 
     /// What the previous file said: the last success (kept by a failed run) and the

@@ -104,120 +104,106 @@ public struct OutboxWrite: Sendable {
 }
 
 extension PlanStore {
-    /// Writes `batch` in one transaction with COPY (few round trips, no per-row SQL).
-    /// A failure rolls the whole batch back: nothing half-done is ever committed.
+    /// Writes `batch` with COPY (few round trips, no per-row SQL), inside the caller's
+    /// transaction — the batch transaction that fenced the run's claims and loaded the
+    /// users (NightlyRun). A failure rolls the whole batch back: nothing half-done is ever
+    /// committed. The plan_history partitions of its dates must exist
+    /// (`missingHistoryPartitions`).
     ///
     /// - Returns: the `notification_batches` row of the batch's outbox lines (nil without
     ///   lines): once they are emitted, `markEmitted(batch:)` marks them all at once.
     @discardableResult
     public func write(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws -> Int64? {
+        precondition(connection.isInTransaction, "a batch is written inside its batch transaction")
         guard !batch.isEmpty else { return nil }
-        try ensureHistoryPartitions(for: batch.history.map(\.planDate))
-        return try connection.withTransaction { conn -> Int64? in
-            if !batch.history.isEmpty {
-                let generated = generatedAt.postgresText
-                try conn.copyIn(
-                    """
-                    COPY plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
-                                       previous, diff, rules_version) FROM STDIN
-                    """, purpose: "writing \(batch.history.count) plan_history rows"
-                ) { writer in
-                    for h in batch.history {
-                        try writer.addRow { row in
-                            row.integer(h.userID)
-                            row.text(h.planDate.postgresText)
-                            row.integer(h.seq)
-                            row.text(generated)
-                            row.integer(runID)
-                            row.text(PostgresTextArray.encode(h.reasons))
-                            row.text(utf8: h.snapshotJSON)
-                            row.text(utf8: h.previousJSON)
-                            row.text(utf8: h.diffJSON)
-                            row.text(h.rulesVersion)
-                        }
-                    }
-                }
-            }
-            let newStates = batch.states.count { $0.isNew }
-            let changedStates = batch.states.count - newStates
-            if newStates > 0 {
-                try copyStates(batch.states, new: true, into: "plan_state", runID: runID, connection: conn)
-            }
-            if changedStates > 0 {
-                try copyStates(batch.states, new: false, into: "plan_state_stage", runID: runID, connection: conn)
-                try conn.execute(
-                    """
-                    INSERT INTO plan_state SELECT * FROM plan_state_stage
-                    ON CONFLICT (user_id) DO UPDATE SET
-                        plan_date = EXCLUDED.plan_date,
-                        rules_version = EXCLUDED.rules_version,
-                        history_rows_on_plan_date = EXCLUDED.history_rows_on_plan_date,
-                        last_evaluated_date = EXCLUDED.last_evaluated_date,
-                        seen_updated_at = EXCLUDED.seen_updated_at,
-                        judged_updated_at = EXCLUDED.judged_updated_at,
-                        judged_rules_version = EXCLUDED.judged_rules_version,
-                        next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
-                    """, purpose: "saving \(changedStates) plan_state rows")
-            }
-            if !batch.rejections.isEmpty {
-                try conn.copyIn(
-                    """
-                    COPY plan_rejections (user_id, run_id, field, message, row_updated_at, rules_version)
-                    FROM STDIN
-                    """, purpose: "writing \(batch.rejections.count) plan_rejections rows"
-                ) { writer in
-                    for r in batch.rejections {
-                        try writer.addRow { row in
-                            row.integer(r.userID)
-                            row.integer(runID)
-                            row.text(r.field)
-                            row.text(r.message)
-                            row.text(r.rowUpdatedAt?.postgresText)
-                            row.text(rulesVersion)
-                        }
-                    }
-                }
-            }
-            guard !batch.outbox.isEmpty else { return nil }
-            let batchID = try conn.query(
-                "INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id", [runID],
-                purpose: "opening a notification batch").singleRow().int64(0)
+        let conn = connection
+        if !batch.history.isEmpty {
+            let generated = generatedAt.postgresText
             try conn.copyIn(
                 """
-                COPY notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
-                FROM STDIN
-                """, purpose: "writing \(batch.outbox.count) notifications to the outbox"
+                COPY plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
+                                   previous, diff, rules_version) FROM STDIN
+                """, purpose: "writing \(batch.history.count) plan_history rows"
             ) { writer in
-                // Lines of a run share one creation instant: its text is made once.
-                var createdAt = (instant: Instant.distantPast, text: Instant.distantPast.postgresText)
-                for o in batch.outbox {
-                    if o.createdAt != createdAt.instant { createdAt = (o.createdAt, o.createdAt.postgresText) }
+                for h in batch.history {
                     try writer.addRow { row in
-                        row.text(o.notificationID)
-                        row.integer(o.userID)
+                        row.integer(h.userID)
+                        row.text(h.planDate.postgresText)
+                        row.integer(h.seq)
+                        row.text(generated)
                         row.integer(runID)
-                        row.text(createdAt.text)
-                        row.text(o.payload)
-                        row.integer(batchID)
+                        row.text(PostgresTextArray.encode(h.reasons))
+                        row.text(utf8: h.snapshotJSON)
+                        row.text(utf8: h.previousJSON)
+                        row.text(utf8: h.diffJSON)
+                        row.text(h.rulesVersion)
                     }
                 }
             }
-            return batchID
         }
-    }
-
-    /// COPYs the rows of `states` whose `isNew` is `new` into `table` (`plan_state`
-    /// itself, or its staging table).
-    private func copyStates(_ states: [StateWrite], new: Bool, into table: String, runID: Int64,
-                            connection conn: PostgresConnection) throws {
+        if batch.states.contains(where: \.isNew) {
+            try copyNewStates(batch.states, runID: runID)
+        }
+        if batch.states.contains(where: { !$0.isNew }) {
+            try upsertChangedStates(batch.states.filter { !$0.isNew }, runID: runID)
+        }
+        if !batch.rejections.isEmpty {
+            try conn.copyIn(
+                """
+                COPY plan_rejections (user_id, run_id, field, message, row_updated_at, rules_version)
+                FROM STDIN
+                """, purpose: "writing \(batch.rejections.count) plan_rejections rows"
+            ) { writer in
+                for r in batch.rejections {
+                    try writer.addRow { row in
+                        row.integer(r.userID)
+                        row.integer(runID)
+                        row.text(r.field)
+                        row.text(r.message)
+                        row.text(r.rowUpdatedAt?.postgresText)
+                        row.text(rulesVersion)
+                    }
+                }
+            }
+        }
+        guard !batch.outbox.isEmpty else { return nil }
+        let batchID = try conn.query(
+            "INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id", [runID],
+            purpose: "opening a notification batch").singleRow().int64(0)
         try conn.copyIn(
             """
-            COPY \(table) (user_id, plan_date, rules_version,
+            COPY notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
+            FROM STDIN
+            """, purpose: "writing \(batch.outbox.count) notifications to the outbox"
+        ) { writer in
+            // Lines of a run share one creation instant: its text is made once.
+            var createdAt = (instant: Instant.distantPast, text: Instant.distantPast.postgresText)
+            for o in batch.outbox {
+                if o.createdAt != createdAt.instant { createdAt = (o.createdAt, o.createdAt.postgresText) }
+                try writer.addRow { row in
+                    row.text(o.notificationID)
+                    row.integer(o.userID)
+                    row.integer(runID)
+                    row.text(createdAt.text)
+                    row.text(o.payload)
+                    row.integer(batchID)
+                }
+            }
+        }
+        return batchID
+    }
+
+    /// COPYs the rows of users who had no `plan_state` yet straight into the table (a
+    /// first run writes a million of these).
+    private func copyNewStates(_ states: [StateWrite], runID: Int64) throws {
+        try connection.copyIn(
+            """
+            COPY plan_state (user_id, plan_date, rules_version,
                 history_rows_on_plan_date, last_evaluated_date, seen_updated_at,
                 judged_updated_at, judged_rules_version, next_check_at, updated_by_run) FROM STDIN
-            """, purpose: "writing \(new ? "new" : "changed") rows to \(table)"
+            """, purpose: "writing new plan_state rows"
         ) { writer in
-            for s in states where s.isNew == new {
+            for s in states where s.isNew {
                 try writer.addRow { row in
                     row.integer(s.userID)
                     row.text(s.planDate?.postgresText)
@@ -232,5 +218,35 @@ extension PlanStore {
                 }
             }
         }
+    }
+
+    /// Replaces the `plan_state` rows of users the job knew: one `INSERT … SELECT FROM
+    /// unnest(…) ON CONFLICT DO UPDATE` with a column array per field. No staging table:
+    /// a temporary table is session state a pooler does not keep, DDL in every batch, and
+    /// a privilege (TEMP) the job's role need not have.
+    private func upsertChangedStates(_ states: [StateWrite], runID: Int64) throws {
+        try connection.execute(
+            """
+            INSERT INTO plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date,
+                                    last_evaluated_date, seen_updated_at, judged_updated_at,
+                                    judged_rules_version, next_check_at, updated_by_run)
+            SELECT u.*, $10::bigint
+            FROM unnest($1::bigint[], $2::date[], $3::text[], $4::int[], $5::date[], $6::timestamptz[],
+                        $7::timestamptz[], $8::text[], $9::timestamptz[]) AS u
+            ON CONFLICT (user_id) DO UPDATE SET
+                plan_date = EXCLUDED.plan_date,
+                rules_version = EXCLUDED.rules_version,
+                history_rows_on_plan_date = EXCLUDED.history_rows_on_plan_date,
+                last_evaluated_date = EXCLUDED.last_evaluated_date,
+                seen_updated_at = EXCLUDED.seen_updated_at,
+                judged_updated_at = EXCLUDED.judged_updated_at,
+                judged_rules_version = EXCLUDED.judged_rules_version,
+                next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
+            """,
+            [states.map(\.userID), states.map { $0.planDate?.postgresText }, states.map(\.rulesVersion),
+             states.map(\.historyRowsOnPlanDate), states.map { $0.lastEvaluatedDate?.postgresText },
+             states.map { $0.seenUpdatedAt?.postgresText }, states.map { $0.judgedUpdatedAt?.postgresText },
+             states.map(\.judgedRulesVersion), states.map { $0.nextCheckAt?.postgresText }, runID],
+            purpose: "saving \(states.count) plan_state rows")
     }
 }

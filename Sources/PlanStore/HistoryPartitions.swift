@@ -5,18 +5,30 @@ import Postgres
 /// writes rows for a month, the store makes sure its partition exists; the SQL function
 /// it calls runs as the table's owner, because the job's role has no DDL rights.
 extension PlanStore {
-    /// Creates the partitions of the months of `dates` that this session has not seen yet.
-    /// Runs outside the batch's transaction: creating a partition locks plan_history
-    /// briefly, which must not wait for (or block) the batch's own writes.
-    public func ensureHistoryPartitions(for dates: [LocalDate]) throws {
+    /// The months of `dates` whose partition this store has not made sure of yet, as the
+    /// first day of each month.
+    public func missingHistoryPartitions(for dates: [LocalDate]) -> [LocalDate] {
+        var missing: [Int: LocalDate] = [:]
         for date in dates {
             let (year, month, _) = date.components
             let key = year * 12 + month
-            guard !historyPartitionMonths.contains(key) else { continue }
+            if !historyPartitionMonths.contains(key), missing[key] == nil {
+                missing[key] = LocalDate(year: year, month: month, day: 1)
+            }
+        }
+        return missing.keys.sorted().map { missing[$0]! }
+    }
+
+    /// Creates the partitions of the months of `dates` that this store has not seen yet.
+    /// Outside any batch transaction: creating a partition locks plan_history, which must
+    /// not wait for (or block) the writes of batches in flight.
+    public func ensureHistoryPartitions(for dates: [LocalDate]) throws {
+        for month in missingHistoryPartitions(for: dates) {
+            let (year, monthNumber, _) = month.components
             try connection.execute(
-                "SELECT plan_history_partition_for($1::date)", [LocalDate(year: year, month: month, day: 1)],
-                purpose: "creating the plan_history partition of \(year)-\(month)")
-            historyPartitionMonths.insert(key)
+                "SELECT plan_history_partition_for($1::date)", [month],
+                purpose: "creating the plan_history partition of \(year)-\(monthNumber)")
+            historyPartitionMonths.insert(year * 12 + monthNumber)
         }
     }
 }

@@ -2,57 +2,73 @@ import Postgres
 
 /// Applies pending migrations and checks that the database matches this binary.
 ///
-/// `apply` is safe to run twice and from several processes at once: it holds a
-/// session advisory lock while it reads what is applied and applies the rest, and each
-/// migration commits together with its record in `plan_regen_migrations`.
+/// `apply` is safe to run twice and from several processes at once, also through a
+/// pooler in transaction mode: each migration is applied in a transaction that first takes
+/// a transaction-scoped advisory lock, then reads what is applied, applies the next pending
+/// migration and records it in `plan_regen_migrations`. A second `migrate` waits for the
+/// lock and then finds the migration applied. The lock ends with its transaction — on
+/// commit, on error, or when the client dies — so none is ever left behind on a pooled
+/// server connection (a session lock was: issue 13).
 public struct Migrator {
     /// Advisory lock key (first half: "plan-regen" namespace, second: migrations).
     static let lockKey: (Int32, Int32) = (0x706C_616E, 1)
 
     public let connection: PostgresConnection
+    /// How long a `migrate` waits for another one to finish its migration.
+    public var lockWait: Duration
 
-    public init(connection: PostgresConnection) {
+    public init(connection: PostgresConnection, lockWait: Duration = .seconds(600)) {
         self.connection = connection
+        self.lockWait = lockWait
     }
 
     /// Applies every pending migration of `migrations` in order; returns the names applied.
     @discardableResult
     public func apply(_ migrations: [Migration]) throws -> [String] {
-        try connection.execute(
-            "SELECT pg_advisory_lock($1, $2)", [Self.lockKey.0, Self.lockKey.1],
-            purpose: "waiting for the migration lock")
-        defer {
-            _ = try? connection.execute(
-                "SELECT pg_advisory_unlock($1, $2)", [Self.lockKey.0, Self.lockKey.1],
-                purpose: "releasing the migration lock")
-        }
-        try connection.execute(
-            """
-            CREATE TABLE IF NOT EXISTS plan_regen_migrations (
-                name        text PRIMARY KEY,
-                checksum    text NOT NULL,
-                applied_at  timestamptz NOT NULL DEFAULT clock_timestamp()
-            )
-            """, purpose: "creating the migrations table")
-        let applied = try appliedChecksums()
         var newlyApplied: [String] = []
-        for migration in migrations {
-            if let checksum = applied[migration.name] {
-                guard checksum == migration.checksum else {
-                    throw StoreError.migrationEdited(name: migration.name)
+        while let name = try applyNext(of: migrations) {
+            newlyApplied.append(name)
+        }
+        return newlyApplied
+    }
+
+    /// Applies the first pending migration of `migrations` in one transaction under the
+    /// migration lock; returns its name, or nil when none is pending.
+    private func applyNext(of migrations: [Migration]) throws -> String? {
+        try connection.withTransaction { conn -> String? in
+            var longWait = TransactionSettings()
+            longWait.set("lock_timeout", lockWait)
+            try conn.setLocal(longWait, purpose: "allowing a long wait for the migration lock")
+            try conn.execute(
+                "SELECT pg_advisory_xact_lock($1, $2)", [Self.lockKey.0, Self.lockKey.1],
+                purpose: "waiting for the migration lock (another plan-regen migrate is running)")
+            // The migration's own statements keep the connection's lock timeout.
+            try conn.setLocal(conn.transactionSettings, purpose: "setting the migration's timeouts")
+            try conn.execute(
+                """
+                CREATE TABLE IF NOT EXISTS plan_regen_migrations (
+                    name        text PRIMARY KEY,
+                    checksum    text NOT NULL,
+                    applied_at  timestamptz NOT NULL DEFAULT clock_timestamp()
+                )
+                """, purpose: "creating the migrations table")
+            let applied = try appliedChecksums()
+            for migration in migrations {
+                if let checksum = applied[migration.name] {
+                    guard checksum == migration.checksum else {
+                        throw StoreError.migrationEdited(name: migration.name)
+                    }
+                    continue
                 }
-                continue
-            }
-            try connection.withTransaction { conn in
                 try conn.executeScript(migration.sql, purpose: "applying migration \(migration.name)")
                 try conn.execute(
                     "INSERT INTO plan_regen_migrations (name, checksum) VALUES ($1, $2)",
                     [migration.name, migration.checksum],
                     purpose: "recording migration \(migration.name)")
+                return migration.name
             }
-            newlyApplied.append(migration.name)
+            return nil
         }
-        return newlyApplied
     }
 
     /// Throws unless the job's migrations applied in the database are exactly `expected`
@@ -70,13 +86,15 @@ public struct Migrator {
         }
     }
 
+    /// The applied migrations, by name; empty before the first `migrate` (no table yet).
     private func appliedChecksums() throws -> [String: String] {
-        let exists = try connection.query(
-            "SELECT to_regclass('plan_regen_migrations') IS NOT NULL",
-            purpose: "looking for the migrations table")
-        guard try exists.singleRow().bool(0) else { return [:] }
-        let result = try connection.query(
-            "SELECT name, checksum FROM plan_regen_migrations", purpose: "reading applied migrations")
+        let result: PostgresResult
+        do {
+            result = try connection.query(
+                "SELECT name, checksum FROM plan_regen_migrations", purpose: "reading applied migrations")
+        } catch let error as PostgresError where error.sqlState == "42P01" {
+            return [:]  // undefined_table: nothing applied yet (one round trip instead of a lookup first)
+        }
         var applied: [String: String] = [:]
         for row in result {
             applied[try row.string(0)] = try row.string(1)

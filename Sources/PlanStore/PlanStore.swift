@@ -1,29 +1,56 @@
 import PlanRules
 import Postgres
 
-/// All SQL the nightly run needs, over one connection. Not shared between threads:
-/// each worker opens its own `PlanStore`.
+/// All SQL the job needs, over one connection. Not shared between threads: each worker
+/// has its own `PlanStore`.
+///
+/// The store keeps no session state on the server (no session `SET`, no temporary table,
+/// no session lock, no named prepared statement), so every command works the same
+/// directly, behind PgBouncer in session or transaction mode, and — for reading — on a hot
+/// standby. What its SQL relies on (UTC, ISO dates, timeouts) is set in every transaction.
 public final class PlanStore {
     public let connection: PostgresConnection
-    /// Months (year × 12 + month) whose plan_history partition this session made sure of.
+    /// Months (year × 12 + month) whose plan_history partition this store made sure of.
     var historyPartitionMonths: Set<Int> = []
 
-    /// Opens the store on `connection`: fixes the session settings every query here
-    /// relies on (UTC, ISO dates) and the timeouts that keep a run from hanging.
-    public init(connection: PostgresConnection, timeouts: Timeouts = Timeouts()) throws {
+    /// What a command does with the database.
+    public enum Access: Sendable {
+        /// Reads only (`history`, `explain`, `run --dry-run`): works on a hot standby.
+        case readOnly
+        /// Writes plans, runs or deletions: needs the primary.
+        case readWrite
+    }
+
+    /// Opens the store for a command: the one way every command starts. Checks, before
+    /// anything else touches the job's tables, that a writing command is not on a read-only
+    /// server and that the schema matches this binary (before `migrate`: "run plan-regen
+    /// migrate"). Writes nothing.
+    public static func open(_ connection: PostgresConnection, for access: Access,
+                            timeouts: Timeouts = Timeouts()) throws -> PlanStore {
+        let store = PlanStore(connection: connection, timeouts: timeouts)
+        if access == .readWrite { try store.requireWritableServer() }
+        try Migrator(connection: connection).checkUpToDate()
+        return store
+    }
+
+    /// Wraps `connection` for a store whose database is already checked (a run's worker
+    /// connections): sets the settings every transaction gets, without a round trip.
+    public init(connection: PostgresConnection, timeouts: Timeouts = Timeouts()) {
         self.connection = connection
-        try connection.execute(
-            """
-            SELECT set_config('TimeZone', 'UTC', false), set_config('DateStyle', 'ISO, YMD', false),
-                   set_config('statement_timeout', $1, false), set_config('lock_timeout', $2, false),
-                   set_config('idle_in_transaction_session_timeout', $3, false)
-            """,
-            ["\(timeouts.statementTimeoutMs)", "\(timeouts.lockTimeoutMs)", "\(timeouts.idleInTransactionTimeoutMs)"],
-            purpose: "setting session parameters")
-        try connection.executeScript(
-            """
-            CREATE TEMP TABLE IF NOT EXISTS plan_state_stage (LIKE plan_state) ON COMMIT DELETE ROWS
-            """, purpose: "creating the plan_state staging table")
+        connection.transactionSettings = timeouts.transactionSettings
+    }
+
+    /// Throws `StoreError.readOnlyServer` when this server cannot take writes: a hot
+    /// standby (in recovery), or one whose transactions are read-only by default.
+    func requireWritableServer() throws {
+        let row = try connection.query(
+            "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'",
+            purpose: "checking that the server accepts writes").singleRow()
+        let standby = try row.bool(0)
+        let readOnly = try row.bool(1)
+        if standby || readOnly {
+            throw StoreError.readOnlyServer(host: connection.host, port: connection.port, standby: standby)
+        }
     }
 
     /// Server-side limits, in milliseconds. Ops tune them with `--statement-timeout` and
@@ -38,6 +65,18 @@ public final class PlanStore {
             self.statementTimeoutMs = statementTimeoutMs
             self.lockTimeoutMs = lockTimeoutMs
             self.idleInTransactionTimeoutMs = idleInTransactionTimeoutMs
+        }
+
+        /// What every transaction of the store sets: the timeouts, and UTC with ISO dates,
+        /// which the store's SQL reads and writes (whatever the server's or role's defaults).
+        public var transactionSettings: TransactionSettings {
+            var settings = TransactionSettings()
+            settings.set("TimeZone", "UTC")
+            settings.set("DateStyle", "ISO, YMD")
+            settings.set("statement_timeout", .milliseconds(statementTimeoutMs))
+            settings.set("lock_timeout", .milliseconds(lockTimeoutMs))
+            settings.set("idle_in_transaction_session_timeout", .milliseconds(idleInTransactionTimeoutMs))
+            return settings
         }
     }
 }

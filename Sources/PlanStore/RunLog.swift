@@ -42,9 +42,14 @@ public struct RunRecord: Sendable {
     public var binaryVersion: String
     public var rulesVersion: String
     public var tzdataVersion: String
+    /// The machine and process of the run, so another run can tell it died.
+    public var host: String?
+    public var pid: Int?
+    public var processKey: String?
 
     public init(asOf: Instant, dryRun: Bool, requestedUsers: [Int64]?, shard: String?,
-                binaryVersion: String, rulesVersion: String, tzdataVersion: String) {
+                binaryVersion: String, rulesVersion: String, tzdataVersion: String,
+                host: String? = nil, pid: Int? = nil, processKey: String? = nil) {
         self.asOf = asOf
         self.dryRun = dryRun
         self.requestedUsers = requestedUsers
@@ -52,7 +57,30 @@ public struct RunRecord: Sendable {
         self.binaryVersion = binaryVersion
         self.rulesVersion = rulesVersion
         self.tzdataVersion = tzdataVersion
+        self.host = host
+        self.pid = pid
+        self.processKey = processKey
     }
+}
+
+/// How a run ended, as `plan_runs.status` records it (README "Exit codes and run statuses").
+public enum RunStatus: String, Sendable, CaseIterable {
+    /// Still going, or killed before it could say (a later run marks it `abandoned`).
+    case running
+    /// Completed: every partition it wanted was processed.
+    case succeeded
+    /// Completed, but other runs held some or all of its partitions (an ordinary overlap):
+    /// their users were left to them.
+    case heldByOthers = "held_by_others"
+    /// Completed, but a run has held some of its partitions for longer than the overlap
+    /// limit: their users are not being processed (exit 4).
+    case heldTooLong = "held_too_long"
+    /// Stopped by SIGTERM/SIGINT after its batch in flight (exit 75).
+    case stopped
+    /// Ended by an error (exit 1); nothing half-done was committed.
+    case failed
+    /// Died without finishing (killed); found by the run that took its partitions over.
+    case abandoned
 }
 
 extension PlanStore {
@@ -61,27 +89,43 @@ extension PlanStore {
         let result = try connection.query(
             """
             INSERT INTO plan_runs (as_of, dry_run, requested_users, shard, binary_version,
-                                   rules_version, tzdata_version)
-            VALUES ($1, $2, $3::bigint[], $4, $5, $6, $7) RETURNING run_id
+                                   rules_version, tzdata_version, host, pid, process_key)
+            VALUES ($1, $2, $3::bigint[], $4, $5, $6, $7, $8, $9, $10) RETURNING run_id
             """,
             [record.asOf.postgresText, record.dryRun, record.requestedUsers,
-             record.shard, record.binaryVersion, record.rulesVersion, record.tzdataVersion],
+             record.shard, record.binaryVersion, record.rulesVersion, record.tzdataVersion,
+             record.host, record.pid, record.processKey],
             purpose: "recording the start of the run")
         return try result.singleRow().int64(0)
     }
 
-    /// Closes the `plan_runs` row with the counts, `succeeded` or `failed` and the error.
-    public func finishRun(_ runID: Int64, counts: RunCounts, durationMs: Int64, error: String?) throws {
+    /// Closes the `plan_runs` row with its status, the counts and the error (if any).
+    public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, partitionsHeldByOthers: Int,
+                          durationMs: Int64, error: String?) throws {
         try connection.execute(
             """
             UPDATE plan_runs SET finished_at = clock_timestamp(), status = $2, due = $3, created = $4,
                    changed = $5, unchanged = $6, skipped_incomplete = $7, rejected = $8,
-                   notifications = $9, unknown_users = $10, duration_ms = $11, error = $12
+                   notifications = $9, unknown_users = $10, duration_ms = $11, error = $12,
+                   partitions_held_by_others = $13
             WHERE run_id = $1
             """,
-            [runID, error == nil ? "succeeded" : "failed", counts.due, counts.created, counts.changed,
+            [runID, status.rawValue, counts.due, counts.created, counts.changed,
              counts.unchanged, counts.skippedIncomplete, counts.rejected, counts.notifications,
-             counts.unknownUsers, durationMs, error],
+             counts.unknownUsers, durationMs, error, partitionsHeldByOthers],
             purpose: "recording the end of run \(runID)")
+    }
+
+    /// Marks `runIDs` `abandoned` where they still say `running`: they died without
+    /// finishing, and run `by` took their partitions over.
+    public func markAbandoned(_ runIDs: [Int64], by runID: Int64) throws {
+        guard !runIDs.isEmpty else { return }
+        try connection.execute(
+            """
+            UPDATE plan_runs SET status = 'abandoned', finished_at = clock_timestamp(),
+                   error = 'ended without finishing (killed?); run ' || $2 || ' took over its partitions'
+            WHERE run_id = ANY($1::bigint[]) AND status = 'running'
+            """,
+            [runIDs, runID], purpose: "marking runs that died as abandoned")
     }
 }

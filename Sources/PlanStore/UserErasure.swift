@@ -20,14 +20,18 @@ extension PlanStore {
     /// plan state, history, outbox lines (pending ones are then never emitted) and
     /// rejections, in one statement — one transaction.
     ///
-    /// It first waits (up to lock_timeout) for the users' partition locks, so a run in
-    /// progress finishes those users before the erasure and no run can write a plan for
-    /// them while it happens. The app's `user_settings` row is not the job's: while it
+    /// It first locks the users' partitions (`lockPartitionsExclusively`, up to
+    /// lock_timeout), so a batch in flight for those users commits before the erasure and
+    /// no run writes a plan for them while it happens. The app's `user_settings` row is not the job's: while it
     /// exists, a run makes a plan again once the row changes, so the app deletes it first.
     public func forget(_ userIDs: [Int64]) throws -> ErasureCounts {
-        let partitions = Array(Set(userIDs.map(UserPartitions.partition(of:)))).sorted()
-        try lockPartitions(partitions)
-        defer { try? unlockPartitions(partitions) }
+        try connection.withTransaction { conn in
+            try lockPartitionsExclusively(UserPartitions.partitions(of: userIDs))
+            return try erase(userIDs, connection: conn)
+        }
+    }
+
+    private func erase(_ userIDs: [Int64], connection: PostgresConnection) throws -> ErasureCounts {
         let row = try connection.query(
             """
             WITH state AS (DELETE FROM plan_state WHERE user_id = ANY($1::bigint[]) RETURNING 1),

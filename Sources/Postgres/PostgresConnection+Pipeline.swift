@@ -8,7 +8,9 @@ extension PostgresConnection {
     ///
     /// Each sync segment is its own implicit transaction: if a statement fails, its
     /// segment is rolled back and the error is thrown, but segments before it stay
-    /// committed. Call it inside `withTransaction` for all-or-nothing.
+    /// committed. Call it inside `withTransaction` for all-or-nothing — also behind a
+    /// pooler in transaction mode, which may move a client to another server connection
+    /// between segments outside a transaction. `transactionSettings` are not applied here.
     ///
     /// - Returns: the affected row count of each statement, in order.
     /// - Throws: the first failing statement's `PostgresError` (`.queryFailed` with
@@ -84,6 +86,43 @@ extension PostgresConnection {
             throw PostgresError(
                 code: .unexpectedResult, purpose: purpose,
                 message: "expected \(texts.count) results from the pipeline, got \(reader.results.count)")
+        }
+        return reader.results
+    }
+}
+
+extension PostgresConnection {
+    /// Sends `statements` as one pipeline segment — one round trip, one sync, so one
+    /// implicit transaction unless a BEGIN among them opens an explicit one — and returns
+    /// their results in order. One sync at a time: PgBouncer 1.18 in transaction mode may
+    /// hand the server connection to another client at the first ReadyForQuery, so a
+    /// second segment already in flight could land elsewhere.
+    func inOneRoundTrip(_ statements: [(sql: String, values: [String?])], purpose: String) throws
+        -> [PostgresResult] {
+        guard PQenterPipelineMode(handle) == 1 else {
+            throw PostgresError(
+                code: .unexpectedResult, purpose: purpose,
+                message: "cannot enter pipeline mode: \(Self.libpqMessage(handle))")
+        }
+        var reader = PipelineReader(connection: self, purpose: purpose)
+        var sendError: PostgresError?
+        for statement in statements where sendError == nil {
+            let sent = withCStringArray(statement.values) { pointers in
+                PQsendQueryParams(handle, statement.sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
+            }
+            if sent != 1 { sendError = failure(nil, code: .queryFailed, purpose: purpose) }
+        }
+        if PQpipelineSync(handle) == 1 {
+            reader.readSegment()
+        } else if sendError == nil {
+            sendError = failure(nil, code: .queryFailed, purpose: purpose)
+        }
+        if reader.isConnected { _ = PQexitPipelineMode(handle) }
+        if let error = reader.firstError ?? sendError { throw error }
+        guard reader.results.count == statements.count else {
+            throw PostgresError(
+                code: .unexpectedResult, purpose: purpose,
+                message: "expected \(statements.count) results, got \(reader.results.count)")
         }
         return reader.results
     }

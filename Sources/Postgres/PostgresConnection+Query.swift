@@ -16,6 +16,10 @@ extension PostgresConnection {
         purpose: String
     ) throws -> PostgresResult {
         let texts = try Self.parameterTexts(parameters, purpose: purpose)
+        if needsSettingsWithStatement {
+            // The settings and the statement in one round trip and one implicit transaction.
+            return try inOneRoundTrip([transactionSettings.statement, (sql, texts)], purpose: purpose)[1]
+        }
         let result = withCStringArray(texts) { values in
             PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
         }
@@ -35,7 +39,8 @@ extension PostgresConnection {
 
     /// Runs SQL text that may hold several statements separated by `;` (migrations,
     /// fixtures) with the simple query protocol. Takes no parameters: use it only for
-    /// SQL written by developers, never for text built from data.
+    /// SQL written by developers, never for text built from data. The transaction
+    /// settings are not sent with it: call it inside `withTransaction` when they matter.
     public func executeScript(_ sql: String, purpose: String) throws {
         _ = try checked(PQexec(handle, sql), purpose: purpose)
     }

@@ -6,7 +6,7 @@ extension PostgresConnection {
         case serializable = "SERIALIZABLE"
     }
 
-    /// Runs `body` inside BEGIN … COMMIT. When `body` throws, the transaction is rolled
+    /// Runs `body` inside BEGIN … COMMIT, with `transactionSettings` applied at BEGIN. When `body` throws, the transaction is rolled
     /// back and the error is rethrown unchanged (a failing ROLLBACK, e.g. because the
     /// connection is gone, does not hide it).
     ///
@@ -16,7 +16,12 @@ extension PostgresConnection {
         _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {
         let begin = isolation.map { "BEGIN ISOLATION LEVEL \($0.rawValue)" } ?? "BEGIN"
-        try execute(begin, purpose: "beginning a transaction")
+        if transactionSettings.isEmpty {
+            try execute(begin, purpose: "beginning a transaction")
+        } else {
+            // BEGIN and the settings in one round trip; they hold until COMMIT/ROLLBACK.
+            _ = try inOneRoundTrip([(begin, []), transactionSettings.statement], purpose: "beginning a transaction")
+        }
         let value: Result
         do {
             value = try body(self)

@@ -23,6 +23,11 @@ public final class PostgresConnection {
     /// interleave with the job's JSON-lines output.
     public var onNotice: ((String) -> Void)?
 
+    /// Applied to every transaction: at BEGIN by `withTransaction`, and together with each
+    /// statement sent outside one (`query`, `execute`, `forEachRow`), in the same round
+    /// trip (see `TransactionSettings` for why never to the session). Empty by default.
+    public var transactionSettings = TransactionSettings()
+
     /// Connects from a conninfo: `key=value` pairs or a `postgresql://` URI. An empty
     /// string means "from libpq's environment" (`PGHOST`, `PGPORT`, `PGUSER`,
     /// `PGDATABASE`, `PGPASSWORD`, `PGSSLMODE`, …). Parameters the conninfo leaves out

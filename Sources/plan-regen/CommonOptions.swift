@@ -34,8 +34,10 @@ struct ConnectionOptions: ParsableArguments {
         PlanStore.Timeouts(statementTimeoutMs: statementTimeout * 1000, lockTimeoutMs: lockTimeout * 1000)
     }
 
-    func openStore() throws -> PlanStore {
-        try PlanStore(connection: connect(), timeouts: timeouts)
+    /// The one way a command opens the database (`PlanStore.open`): checks the server and
+    /// the schema first, and sets the timeouts in every transaction.
+    func openStore(for access: PlanStore.Access) throws -> PlanStore {
+        try PlanStore.open(connect(), for: access, timeouts: timeouts)
     }
 
     func makeLogger(label: String) -> Logger {

@@ -40,8 +40,7 @@ struct ExplainCommand: ParsableCommand {
         let text: String
         do {
             let zones = try ZoneDatabase.loadSystem()
-            let store = try connection.openStore()
-            try Migrator(connection: store.connection).checkUpToDate()
+            let store = try connection.openStore(for: .readOnly)
             guard let user = try store.loadUsers([userID]).first, user.row != nil || user.state != nil else {
                 logger.error("user has neither a user_settings row nor a plan", metadata: ["user_id": "\(userID)"])
                 throw ExitCodes.unknownUsers

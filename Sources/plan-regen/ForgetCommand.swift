@@ -31,9 +31,7 @@ struct ForgetCommand: ParsableCommand {
     func run() throws {
         let logger = connection.makeLogger(label: "plan-regen.forget")
         do {
-            let database = try connection.connect()
-            try Migrator(connection: database).checkUpToDate()
-            let store = try PlanStore(connection: database, timeouts: connection.timeouts)
+            let store = try connection.openStore(for: .readWrite)
             let userIDs = Array(Set(users)).sorted()
             let counts = try store.forget(userIDs)
             print("erased \(userIDs.count) users: \(counts.planState) plan_state, \(counts.planHistory) plan_history, "

@@ -53,8 +53,7 @@ struct HistoryCommand: ParsableCommand {
     func run() throws {
         let logger = connection.makeLogger(label: "plan-regen.history")
         do {
-            let store = try connection.openStore()
-            try Migrator(connection: store.connection).checkUpToDate()
+            let store = try connection.openStore(for: .readOnly)
             let range = HistoryRange(userID: userID, from: from.flatMap { LocalDate(iso8601: $0) },
                                      to: to.flatMap { LocalDate(iso8601: $0) })
             let who = userID.map { "user \($0)" } ?? "all users"

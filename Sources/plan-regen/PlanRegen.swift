@@ -18,9 +18,10 @@ struct PlanRegen: ParsableCommand {
             (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD, PGSSLMODE, ...).
 
             Exit codes: 0 done (rejected rows included); 1 fatal error (database unreachable \
-            or lost, schema out of date, notifications not writable); 3 done, but a --user id \
-            has no user_settings row; 64 usage error; 75 stopped by SIGTERM/SIGINT after \
-            committing the batches done.
+            or lost, read-only server, schema out of date, notifications not writable); 3 done, \
+            but a --user id has no user_settings row; 4 done, but another run has held user \
+            partitions longer than --overlap-limit; 64 usage error; 75 stopped by SIGTERM/SIGINT \
+            after committing the batches done.
 
             Examples:
               plan-regen migrate
@@ -41,6 +42,9 @@ struct PlanRegen: ParsableCommand {
 enum ExitCodes {
     static let fatal = ExitCode(1)
     static let unknownUsers = ExitCode(3)
+    /// The run completed, but another run has held some of its user partitions for longer
+    /// than --overlap-limit: their users are not being processed.
+    static let heldTooLong = ExitCode(4)
     /// SIGTERM/SIGINT stopped the run between batches: what was done is committed and
     /// emitted; the next run continues. (EX_TEMPFAIL: try again later.)
     static let stopped = ExitCode(75)

@@ -39,8 +39,7 @@ struct PruneCommand: ParsableCommand {
     func run() throws {
         let logger = connection.makeLogger(label: "plan-regen.prune")
         do {
-            let store = try connection.openStore()
-            try Migrator(connection: store.connection).checkUpToDate()
+            let store = try connection.openStore(for: .readWrite)
             let cutoff = wallClockNow().adding(seconds: -Self.seconds(olderThan)!)
             let counts = try store.prune(before: cutoff, batchSize: batchSize)
             print("removed before \(cutoff.rfc3339): \(counts.emittedNotifications) emitted notifications, "

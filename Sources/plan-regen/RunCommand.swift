@@ -16,8 +16,12 @@ struct RunCommand: ParsableCommand {
             users get their first plan at once. Each batch is written in one transaction; its \
             notifications are then printed as JSON lines (stdout, or --notifications FILE).
 
-            Two runs at once never process the same user: a run skips the user partitions \
-            another run holds. A --user rerun waits for them (up to --lock-timeout).
+            Two runs at once never process the same user: a run claims the user partitions it \
+            works on and leaves those another run holds to it (logged, counted in plan_runs and \
+            the metrics). A run that dies loses its claims --claim-ttl after its last progress \
+            (at once for the next run on the same machine). A --user rerun waits only for the \
+            batch in flight (up to --lock-timeout). Works directly and behind PgBouncer in session \
+            or transaction mode.
 
             SIGTERM or SIGINT (systemd, Kubernetes, Ctrl-C) stops the run after the batch in \
             flight: it is committed and its notifications emitted, then the run exits with 75. \
@@ -34,8 +38,10 @@ struct RunCommand: ParsableCommand {
               plan-regen run --metrics-file /var/lib/node_exporter/textfile/plan-regen.prom
               plan-regen run --log-format json --log-level notice
 
-            Exit codes: 0 done (rejected rows included); 1 fatal error; 3 done, but a --user id \
-            has no user_settings row; 64 usage error; 75 stopped by SIGTERM/SIGINT after \
+            Exit codes: 0 done (rejected rows included; also when other runs held some \
+            partitions); 1 fatal error (database lost, claim lost, read-only server, ...); 3 done, \
+            but a --user id has no user_settings row; 4 done, but another run has held partitions \
+            longer than --overlap-limit; 64 usage error; 75 stopped by SIGTERM/SIGINT after \
             committing the batches done (rerun to continue).
             """)
 
@@ -69,6 +75,16 @@ struct RunCommand: ParsableCommand {
     var changeLookback: Int64 = 3600
 
     @Option(help: ArgumentHelp(
+        "Seconds after its last progress that a run's claim on its user partitions lapses (a dead run's users are then taken over).",
+        valueName: "seconds"))
+    var claimTTL: Int = 120
+
+    @Option(help: ArgumentHelp(
+        "Exit 4 when another run has held some of the user partitions for longer than this many seconds.",
+        valueName: "seconds"))
+    var overlapLimit: Int = 3600
+
+    @Option(help: ArgumentHelp(
         "Write Prometheus metrics of this run here, atomically (node_exporter textfile collector; name it *.prom).",
         valueName: "file"))
     var metricsFile: String?
@@ -86,6 +102,8 @@ struct RunCommand: ParsableCommand {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
         guard (1...64).contains(workers) else { throw ValidationError("--workers must be between 1 and 64") }
         guard changeLookback >= 0 else { throw ValidationError("--change-lookback cannot be negative") }
+        guard claimTTL >= 1 else { throw ValidationError("--claim-ttl must be at least 1 second") }
+        guard overlapLimit >= 1 else { throw ValidationError("--overlap-limit must be at least 1 second") }
         if metricsFile != nil, dryRun {
             throw ValidationError("--metrics-file records real runs; leave it out with --dry-run")
         }
@@ -116,6 +134,7 @@ struct RunCommand: ParsableCommand {
                 asOf: asOf.flatMap { Instant(rfc3339: $0) } ?? wallClockNow(),
                 manualUsers: users, dryRun: dryRun, batchSize: batchSize, workers: workers, shard: shard.flatMap(Shard.init),
                 changeLookbackSeconds: changeLookback, binaryVersion: binaryVersion,
+                claimTTL: .seconds(claimTTL), overlapLimit: .seconds(overlapLimit),
                 stopRequested: { stop.isRequested }, progress: progressLine.report))
         } catch {
             progressLine.finish()
@@ -125,7 +144,8 @@ struct RunCommand: ParsableCommand {
         progressLine.finish()
         let c = summary.counts
         logger.notice("run finished", metadata: [
-            "run_id": "\(summary.runID.map(String.init) ?? "dry-run")",
+            "run_id": "\(summary.runID.map(String.init) ?? "dry-run")", "status": "\(summary.status.rawValue)",
+            "partitions_held_by_others": "\(summary.heldByOthers.count)",
             "due": "\(c.due)", "created": "\(c.created)", "changed": "\(c.changed)",
             "unchanged": "\(c.unchanged)", "skipped_incomplete": "\(c.skippedIncomplete)",
             "rejected": "\(c.rejected)", "notifications": "\(c.notifications)",
@@ -134,6 +154,7 @@ struct RunCommand: ParsableCommand {
         ])
         writeMetrics(summary.stoppedEarly ? .stopped(summary) : .succeeded(summary), logger: logger)
         if summary.stoppedEarly { throw ExitCodes.stopped }
+        if summary.heldTooLong { throw ExitCodes.heldTooLong }
         if !summary.unknownUsers.isEmpty { throw ExitCodes.unknownUsers }
     }
 
@@ -146,7 +167,7 @@ struct RunCommand: ParsableCommand {
             backlog = nil  // the failure may be the database itself
         } else {
             do {
-                backlog = try connection.openStore().outboxBacklog()
+                backlog = try connection.openStore(for: .readOnly).outboxBacklog()
             } catch {
                 logger.warning("metrics written without the outbox backlog", metadata: ["error": "\(error)"])
             }

@@ -34,7 +34,9 @@ import Testing
                 #expect(try connection.count("SELECT count(*) FROM notification_outbox_lines WHERE emitted_at IS NULL") == 0)
                 let emitted = lines(try String(contentsOfFile: notifications, encoding: .utf8))
                 #expect(emitted.count == written)
-                #expect(try connection.count("SELECT count(*) FROM plan_runs WHERE status = 'succeeded'") == 1)
+                // Recorded as stopped, not succeeded (exit 75, and the units treat 75 as success).
+                #expect(try connection.count("SELECT count(*) FROM plan_runs WHERE status = 'stopped'") == 1)
+                #expect(try connection.count("SELECT count(*) FROM plan_runs WHERE status = 'succeeded'") == 0)
 
                 // The next run completes the rest: every user evaluated once, no plan or line twice.
                 let rest = try PlanRegenProcess.run(["run", "--as-of", firstRunAt, "--notifications", notifications],

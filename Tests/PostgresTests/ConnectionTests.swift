@@ -38,16 +38,48 @@ import Testing
         }
     }
 
-    @Test func setsStatementAndLockTimeoutsForTheSession() throws {
+    @Test func transactionSettingsHoldForEachStatementAndTransactionButNeverForTheSession() throws {
         let connection = try serverConnection()
-        try connection.setSessionParameters(statementTimeout: .milliseconds(1500), lockTimeout: .seconds(2))
-        let row = try connection.query(
-            "SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l",
-            purpose: "reading timeouts"
-        ).singleRow()
+        connection.transactionSettings.set("statement_timeout", .milliseconds(1500))
+        connection.transactionSettings.set("lock_timeout", .seconds(2))
+        connection.transactionSettings.set("TimeZone", "Pacific/Chatham")
+        let read = "SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l, "
+            + "current_setting('TimeZone') AS z"
+        // A statement outside a transaction: the settings travel with it.
+        let row = try connection.query(read, purpose: "reading settings").singleRow()
         // PostgreSQL shows 1500 ms as "1500ms" and 2000 ms in the largest exact unit, "2s".
         #expect(try row.string("s") == "1500ms")
         #expect(try row.string("l") == "2s")
+        #expect(try row.string("z") == "Pacific/Chatham")
+        // Inside a transaction: set once at BEGIN, for every statement of it.
+        try connection.withTransaction { conn in
+            _ = try conn.query("SELECT 1", purpose: "first statement")
+            #expect(try conn.query(read, purpose: "reading settings").singleRow().string("z") == "Pacific/Chatham")
+        }
+        var streamed: [String] = []
+        try connection.forEachRow(read, purpose: "streaming settings") { row in
+            streamed.append(try row.string("s"))
+            return .continue
+        }
+        #expect(streamed == ["1500ms"])
+        // Nothing was set for the session: without the settings, the server's defaults.
+        connection.transactionSettings = TransactionSettings()
+        let session = try connection.query(read, purpose: "reading session settings").singleRow()
+        #expect(try session.string("s") == "0")
+        #expect(try session.string("z") != "Pacific/Chatham")
+    }
+
+    @Test func aFailingStatementSentWithSettingsReportsItsOwnError() throws {
+        let connection = try serverConnection()
+        connection.transactionSettings.set("lock_timeout", .seconds(1))
+        #expect {
+            try connection.query("SELECT 1/0", purpose: "dividing by zero")
+        } throws: { error in
+            (error as? PostgresError)?.sqlState == "22012"
+        }
+        // The connection is usable afterwards, outside any transaction.
+        #expect(try connection.query("SELECT 2", purpose: "after the error").singleRow().int(0) == 2)
+        #expect(!connection.isInTransaction)
     }
 
     @Test func serverNoticesGoToTheCallbackNotStderr() throws {

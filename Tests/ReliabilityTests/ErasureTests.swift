@@ -71,17 +71,19 @@ import Testing
         }
     }
 
-    /// While a run holds a user's partition, forget waits; after lock_timeout it gives up
-    /// with a clear line and has deleted nothing.
+    /// While a run's batch transaction for a user's partition is in flight, forget waits;
+    /// after lock_timeout it gives up with a clear line and has deleted nothing.
     @Test func forgetWaitsForTheRunHoldingTheUsersPartition() throws {
         try JobDatabase.withFresh { db in
             let owner = try db.owner()
             let tables = PlanTables(connection: owner)
             try db.seed(users: 20, writtenBefore: Instant(rfc3339: "2026-03-01T00:00:00Z")!)
             #expect(try db.run(["--as-of", "2026-03-01T00:00:00Z"]).status == 0)
-            // A run in progress holds partition 5 (user 5): the lock a run takes.
+            // A run's batch transaction in flight on partition 5 (user 5): the fence it takes.
             let run = try db.asJob()
-            try run.execute("SELECT pg_advisory_lock($1, 5 + 100)", [Int32(0x706C_616E)], purpose: "holding a partition")
+            try run.executeScript("BEGIN", purpose: "a batch transaction")
+            try run.execute("SELECT 1 FROM plan_partition_claims WHERE partition = 5 FOR KEY SHARE",
+                            purpose: "fencing partition 5")
             let blocked = try JobProcess.run(["forget", "--database-url", db.jobConninfo, "--user", "5",
                                               "--lock-timeout", "1"])
             #expect(blocked.status == 1)
@@ -90,7 +92,7 @@ import Testing
             #expect(blocked.stderr.contains("SQLSTATE 55P03"))
             #expect(try rows(of: [5], tables)["plan_state"] == 1)
 
-            try run.execute("SELECT pg_advisory_unlock($1, 5 + 100)", [Int32(0x706C_616E)], purpose: "releasing it")
+            try run.executeScript("COMMIT", purpose: "the batch commits")
             let done = try JobProcess.run(["forget", "--database-url", db.jobConninfo, "--user", "5"])
             #expect(done.status == 0)
             #expect(try rows(of: [5], tables)["plan_state"] == 0)
