@@ -33,6 +33,26 @@ import Testing
         }
     }
 
+    /// Every command opens the database the same way: before `migrate`, each says to run
+    /// it (not "relation plan_state does not exist"), and none writes anything.
+    @Test(arguments: [
+        ["history", "--user", "1"], ["explain", "--user", "1"], ["run", "--dry-run", "--user", "1"],
+        ["run", "--user", "1"], ["prune", "--older-than", "30d"], ["forget", "--user", "1"],
+    ])
+    func everyCommandBeforeMigrateSaysToRunMigrate(_ command: [String]) throws {
+        try JobDatabase.withFresh(migrate: false) { db in
+            let result = try JobProcess.run(command + ["--database-url", db.jobConninfo])
+            #expect(result.status == 1, "\(result.stderr)")
+            #expect(result.criticalLines.count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("run `plan-regen migrate` first"), "\(result.stderr)")
+            #expect(!result.stderr.contains("does not exist"), "\(result.stderr)")
+            let tables = try db.owner().query(
+                "SELECT count(*) FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')",
+                purpose: "counting tables").singleRow().int(0)
+            #expect(tables == 0)
+        }
+    }
+
     @Test func aRunAgainstASchemaAheadOfTheBinaryExitsOneAndWritesNothing() throws {
         try JobDatabase.withFresh { db in
             try db.seed(users: 20, writtenBefore: .init(rfc3339: "2026-03-01T00:00:00Z")!)
