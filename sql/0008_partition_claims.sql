@@ -31,6 +31,9 @@ ALTER TABLE plan_runs ADD COLUMN pid integer;
 ALTER TABLE plan_runs ADD COLUMN process_key text;
 -- Partitions this run wanted but found held by other runs (their users were left to them).
 ALTER TABLE plan_runs ADD COLUMN partitions_held_by_others integer NOT NULL DEFAULT 0;
+-- Runs still marked running: a run finds those whose process died on its machine (killed
+-- before it could record its end) and marks them abandoned.
+CREATE INDEX plan_runs_running_idx ON plan_runs (run_id) WHERE status = 'running';
 -- status: running, succeeded, held_by_others, held_too_long, stopped, failed, abandoned
 -- (README "Exit codes and run statuses").
 COMMENT ON COLUMN plan_runs.status IS

@@ -171,12 +171,16 @@ public struct NightlyRunner: Sendable {
                                                          takingOverFrom: dead.sorted())
         keeper.claimed(held)
         if !takenFrom.isEmpty {
-            try store.markAbandoned(takenFrom, by: runID)
             logger.notice("took over the partitions of runs that ended without finishing", metadata: [
                 "runs": "\(takenFrom.map(String.init).joined(separator: ","))",
                 "how": "\(dead.isDisjoint(with: takenFrom) ? "claims expired" : "process gone")",
             ])
         }
+        // Runs killed before they could record their end: those whose claims were taken
+        // over, and those seen gone on this machine (also when they held no claim).
+        let gone = try store.runningRuns(except: runID)
+            .filter { $0.processKey.map(ProcessIdentity.isGone(key:)) ?? false }.map(\.runID)
+        try store.markAbandoned(Array(Set(takenFrom + gone)).sorted(), by: runID)
         let notHeld = wanted.filter { !held.contains($0) }
         guard !notHeld.isEmpty else { return held }
         summary.heldByOthers = try store.partitionHolders(notHeld, except: runID)

@@ -116,6 +116,14 @@ extension PlanStore {
             purpose: "recording the end of run \(runID)")
     }
 
+    /// Runs other than `runID` still marked `running`, with their process identity.
+    public func runningRuns(except runID: Int64) throws -> [(runID: Int64, processKey: String?)] {
+        try connection.query(
+            "SELECT run_id, process_key FROM plan_runs WHERE status = 'running' AND run_id <> $1",
+            [runID], purpose: "reading the runs still marked running"
+        ).map { (try $0.int64(0), try $0.optionalString(1)) }
+    }
+
     /// Marks `runIDs` `abandoned` where they still say `running`: they died without
     /// finishing, and run `by` took their partitions over.
     public func markAbandoned(_ runIDs: [Int64], by runID: Int64) throws {

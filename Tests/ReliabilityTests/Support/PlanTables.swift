@@ -18,6 +18,32 @@ struct PlanTables {
             """, purpose: "fingerprinting plan_history")
     }
 
+    /// Every plan_history row as `user|plan_date|seq|md5(reasons, snapshot, previous, diff,
+    /// rules_version)`, sorted: the plans themselves, whichever run (and instant) wrote them.
+    func planFingerprints() throws -> [String] {
+        try strings(
+            """
+            SELECT user_id || '|' || plan_date || '|' || seq || '|'
+                   || md5(concat_ws('|', reasons::text, snapshot::text, coalesce(previous::text, 'null'),
+                                    diff::text, rules_version))
+            FROM plan_history ORDER BY user_id, plan_date, seq
+            """, purpose: "fingerprinting the plans of plan_history")
+    }
+
+    /// Advisory locks anyone holds in this database (none must outlive the runs).
+    func advisoryLocks() throws -> Int {
+        try count(
+            """
+            SELECT count(*) FROM pg_locks
+            WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """)
+    }
+
+    /// Unexpired partition claims (none must outlive the runs that hold them).
+    func heldClaims() throws -> Int {
+        try count("SELECT count(*) FROM plan_partition_claims WHERE run_id IS NOT NULL AND expires_at > clock_timestamp()")
+    }
+
     /// Every plan_state row, all columns but the run that wrote it, as
     /// `user|md5(row as JSON)`, sorted.
     func stateFingerprints() throws -> [String] {

@@ -1,0 +1,156 @@
+import Foundation
+import PlanRules
+import PlanStore
+import Postgres
+import TestSupport
+import Testing
+
+/// Ten simulated days of scheduled runs every three hours through PgBouncer in
+/// transaction mode (two server connections), with faults drawn at random at every tick —
+/// kill -9 anywhere in a run, two runs at once, a fast restart of the PostgreSQL server, a
+/// pooler restart — against the same timeline run directly without faults. A tick whose
+/// run failed is run again at the same instant, as ops (or the next timer tick) would.
+/// At the end the plans (user, date, reasons, snapshot, previous, diff) and states are the
+/// same, and every notification of the fault-free timeline was emitted with the same bytes.
+@Suite(.requires(.pgbouncer)) struct SoakTests {
+    static let users = 1200
+    static let days = 10
+    static let ticksPerDay = 8
+    static let start = Instant(rfc3339: "2026-03-01T00:00:00Z")!
+
+    enum Fault: CaseIterable, CustomStringConvertible {
+        case none, killAfterPlans, killAtStartup, overlap, serverRestart, poolerRestart
+        var description: String { "\(self)" }
+    }
+
+    @Test func simulatedDaysWithRandomFaultsThroughTheTransactionPoolerEndWithTheFaultFreeHistory() throws {
+        try JobDatabase.withFresh { reference in
+            try PoolerTests.withFolder { folder in
+                let cluster = try ThrowawayCluster()
+                try cluster.connect().execute("CREATE DATABASE app", purpose: "creating the app database")
+                let app = try cluster.connect(database: "app")
+                try Migrator(connection: app).apply(Migration.reference + Migration.planRegen)
+                try DemoUsers.insert(count: Self.users, writtenBefore: Self.start, into: app)
+                try reference.seed(users: Self.users, writtenBefore: Self.start)
+                let bouncer = try PgBouncer(server: cluster.host, port: cluster.port, poolMode: .transaction, poolSize: 2)
+                defer { bouncer.stop() }
+                let url = bouncer.conninfo(database: "app")
+                let referenceLines = folder.appendingPathComponent("reference.jsonl").path
+                let faultyLines = folder.appendingPathComponent("faulty.jsonl").path
+                var random = SplitMix64(seed: 20_261_124)
+                var faults: [Fault: Int] = [:]
+                var failedRuns = 0
+
+                for tick in 0..<(Self.days * Self.ticksPerDay) {
+                    let asOf = Self.start.adding(seconds: Int64(tick) * 3 * 3600)
+                    if tick % Self.ticksPerDay == 4 {
+                        // Midday: the app changes some users, the same on both databases.
+                        let day = tick / Self.ticksPerDay
+                        for connection in [try reference.owner(), try cluster.connect(database: "app")] {
+                            try connection.execute(
+                                """
+                                UPDATE user_settings SET current_weight_kg = current_weight_kg - 0.5, updated_at = $2
+                                WHERE user_id % 53 = $1
+                                """, [day, asOf.postgresText], purpose: "the app changing users on day \(day)")
+                        }
+                    }
+                    let arguments = ["--as-of", asOf.rfc3339, "--batch-size", "100"]
+                    let expected = try reference.run(arguments + ["--notifications", referenceLines])
+                    #expect(expected.status == 0, "reference tick \(tick): \(expected.stderr)")
+
+                    let fault = tick == 0 ? .killAfterPlans : Fault.allCases.randomElement(using: &random)!
+                    faults[fault, default: 0] += 1
+                    let run = { (extra: [String]) throws -> JobProcess in
+                        try JobProcess(["run", "--database-url", url, "--notifications", faultyLines] + arguments + extra)
+                    }
+                    let watcher = PlanTables(connection: try cluster.connect(database: "app"))
+                    let plansBefore = try watcher.count("SELECT count(*) FROM plan_history")
+                    let runsBefore = try watcher.count("SELECT count(*) FROM plan_runs")
+                    let threshold = plansBefore + 1 + Int(random.next() % 150)
+                    switch fault {
+                    case .none:
+                        _ = try run([]).waitForExit()
+                    case .killAfterPlans, .killAtStartup:
+                        let job = try run(["--workers", "2"])
+                        try waitUntil("tick \(tick): the run to reach its kill point") {
+                            !job.isRunning || (fault == .killAtStartup
+                                ? try watcher.count("SELECT count(*) FROM plan_runs") > runsBefore
+                                : try watcher.count("SELECT count(*) FROM plan_history") >= threshold)
+                        }
+                        job.killNow()
+                        _ = try job.waitForExit()
+                    case .overlap:
+                        let jobs = [try run([]), try run(["--workers", "2"])]
+                        for job in jobs {
+                            let result = try job.waitForExit()
+                            #expect(result.status == 0, "tick \(tick), overlapping: \(result.stderr)")
+                        }
+                    case .serverRestart, .poolerRestart:
+                        let job = try run([])
+                        try waitUntil("tick \(tick): the run to write plans") {
+                            !job.isRunning || (try? watcher.count("SELECT count(*) FROM plan_history")) ?? 0 >= threshold
+                        }
+                        if fault == .serverRestart {
+                            try cluster.stopServer()
+                            try cluster.start()
+                        } else {
+                            try bouncer.restart()
+                        }
+                        _ = try job.waitForExit()
+                    }
+                    // The tick completes: a run at the same instant succeeds (a dead run's
+                    // claims are taken over at once, its process being gone).
+                    var attempts = 0
+                    while true {
+                        let completion = try run([]).waitForExit()
+                        if completion.status == 0 { break }
+                        failedRuns += 1
+                        attempts += 1
+                        #expect(attempts < 3, "tick \(tick) after \(fault): \(completion.stderr)")
+                        if attempts >= 3 { break }
+                    }
+                }
+
+                let expected = PlanTables(connection: try reference.owner())
+                let actual = PlanTables(connection: try cluster.connect(database: "app"))
+                let plans = (try expected.planFingerprints(), try actual.planFingerprints())
+                #expect(plans.0.count > Self.users)
+                #expect(plans.0 == plans.1, "plan_history differs in \(KillTests.differences(plans.0, plans.1))")
+                let states = (try expected.stateFingerprints(), try actual.stateFingerprints())
+                #expect(states.0 == states.1, "plan_state differs in \(KillTests.differences(states.0, states.1))")
+                let consistency = try actual.consistency()
+                #expect(consistency.isConsistent && consistency.pendingNotifications == 0, "\(consistency)")
+                #expect(try actual.heldClaims() == 0)
+                #expect(try actual.advisoryLocks() == 0)
+
+                let referenceEmitted = try PoolerTests.lines(referenceLines)
+                let lineByID = Dictionary(uniqueKeysWithValues: zip(try notificationIDs(referenceEmitted), referenceEmitted))
+                let emitted = try PoolerTests.lines(faultyLines).filter(PoolerTests.isJSON)
+                let emittedIDs = try notificationIDs(emitted)
+                let missing = Set(lineByID.keys).subtracting(emittedIDs)
+                #expect(missing.isEmpty, "never emitted: \(missing.sorted().prefix(5))")
+                #expect(zip(emittedIDs, emitted).allSatisfy { lineByID[$0.0] == $0.1 }, "a line differs")
+                print("""
+                    SoakTests: \(Self.days) days, \(Self.days * Self.ticksPerDay) ticks, faults \
+                    \(faults.sorted { $0.key.description < $1.key.description }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")); \
+                    \(failedRuns) reruns failed again; \(plans.0.count) plans and \(states.0.count) states compared, \
+                    \(KillTests.differences(plans.0, plans.1).count) differ; \(lineByID.count) notification ids, \
+                    \(missing.count) never emitted, \(emitted.count - Set(emittedIDs).count) emitted again
+                    """)
+            }
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64), so a failing soak can be replayed exactly.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
