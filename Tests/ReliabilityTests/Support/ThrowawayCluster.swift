@@ -32,7 +32,12 @@ final class ThrowawayCluster {
 
     /// Starts the server (creating the cluster the first time).
     func start() throws {
-        let environment = try Self.script(["start", directory.path])
+        (host, port) = try Self.hostAndPort(Self.script(["start", directory.path]))
+    }
+
+    /// PGHOST and PGPORT from the `export …` line pg-cluster.sh prints.
+    static func hostAndPort(_ environment: String) throws -> (host: String, port: String) {
+        var host = "", port = ""
         for assignment in environment.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { continue }
@@ -40,17 +45,32 @@ final class ThrowawayCluster {
             if parts[0] == "PGPORT" { port = parts[1] }
         }
         guard !host.isEmpty, !port.isEmpty else { throw ClusterError.noEnvironment(environment) }
+        return (host, port)
     }
 
     /// Stops the server the way `pg_ctl stop -m fast` does (SIGINT to the postmaster):
     /// every session is terminated (SQLSTATE 57P01). Returns once the server is gone.
     func stopServer() throws {
+        try signalPostmaster(SIGINT)
+    }
+
+    /// Kills the server the way `pg_ctl stop -m immediate` does (SIGQUIT to the
+    /// postmaster): the primary dying. Every backend quits at once without a checkpoint or
+    /// a goodbye to its client (whose next statement fails: connection lost); `start()`
+    /// brings it back through crash recovery. Returns once the postmaster is gone.
+    func crash() throws {
+        try signalPostmaster(SIGQUIT)
+    }
+
+    /// Sends `signal` to the postmaster and waits until it has exited (its pid file is
+    /// gone: the postmaster is not our child, and nothing may reap it here).
+    private func signalPostmaster(_ signal: Int32) throws {
         let pidFile = directory.appendingPathComponent("data/postmaster.pid")
         let text = try String(contentsOf: pidFile, encoding: .utf8)
         guard let pid = text.split(separator: "\n").first.flatMap({ Int32($0) }) else {
             throw ClusterError.noPostmaster(pidFile.path)
         }
-        kill(pid, SIGINT)
+        kill(pid, signal)
         try waitUntil("the postmaster to exit") { !FileManager.default.fileExists(atPath: pidFile.path) }
     }
 
