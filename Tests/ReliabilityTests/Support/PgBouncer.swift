@@ -17,9 +17,8 @@ import Glibc
 /// which PgBouncer 1.18 refuses and the job must not rely on.
 ///
 /// The pooler is a child of the test process. It stops when the object goes away
-/// (`deinit`), on `stop()`, and when the test process ends in any way: a small watchdog
-/// holds the read end of a pipe only this object writes to, and SIGTERMs the pooler at
-/// end of file. Swift may release an object after its last use, so keep it alive for as
+/// (`deinit`), on `stop()`, and when the test process ends in any way (an `ExitWatchdog`
+/// SIGTERMs it and removes its directory). Swift may release an object after its last use, so keep it alive for as
 /// long as connections go through it (`defer { bouncer.stop() }` does both):
 ///
 /// ```swift
@@ -49,7 +48,7 @@ final class PgBouncer {
     private(set) var users: [String]
     private let settings: [(String, String)]
     private var pid: pid_t = 0
-    private var watchdog: (pid: pid_t, writeEnd: Int32)?
+    private var watchdog: ExitWatchdog?
 
     /// Starts PgBouncer in front of the server at `host` (a socket directory or address)
     /// and `port`, letting `users` log in (plus `postgres`). `settings` are extra
@@ -133,7 +132,8 @@ final class PgBouncer {
     func start() throws {
         guard !isRunning else { return }
         let executable = try RequiredComponent.pgbouncer.path()
-        let log = directory.appendingPathComponent("stderr").path
+        // In the foreground PgBouncer logs to stderr (no logfile setting: it would log twice).
+        let log = logURL.path
         pid = try Subprocess.spawn(
             Subprocess.asServerOwner([executable, configURL.path]), stdout: log, stderr: log)
         try startWatchdog(for: pid)
@@ -191,12 +191,10 @@ final class PgBouncer {
         }
     }
 
-    /// PgBouncer's log so far (its log file and anything it wrote to stderr).
-    var log: String {
-        ["pgbouncer.log", "stderr"].compactMap {
-            try? String(contentsOf: directory.appendingPathComponent($0), encoding: .utf8)
-        }.joined(separator: "\n")
-    }
+    /// PgBouncer's log so far (across restarts).
+    var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
+
+    private var logURL: URL { directory.appendingPathComponent("pgbouncer.log") }
 
     private var logTail: String { String(log.suffix(3000)) }
 
@@ -218,7 +216,6 @@ final class PgBouncer {
             "default_pool_size = \(poolSize)",
             "max_client_conn = 200",
             "ignore_startup_parameters = extra_float_digits",
-            "logfile = \(directory.appendingPathComponent("pgbouncer.log").path)",
             "pidfile = \(directory.appendingPathComponent("pgbouncer.pid").path)",
         ]
         lines += settings.map { "\($0.0) = \($0.1)" }
@@ -237,28 +234,19 @@ final class PgBouncer {
         try Subprocess.giveToServerOwner(url.path)
     }
 
-    /// A watchdog that SIGTERMs `pid` when the write end of its stdin pipe closes: when
-    /// `stopWatchdog` closes it, or when the test process ends (normally or killed).
+    /// Should the test process end with PgBouncer running: SIGTERM it, wait for it to go
+    /// (it removes its pid file) and remove the directory.
     private func startWatchdog(for pid: pid_t) throws {
-        let ends = try Subprocess.closeOnExecPipe()
-        defer { close(ends.read) }
-        let devNull = "/dev/null"
-        do {
-            let watcher = try Subprocess.spawn(
-                ["/bin/sh", "-c", #"read -r _; kill -TERM "$0" 2>/dev/null"#, String(pid)],
-                stdin: ends.read, stdout: devNull, stderr: devNull)
-            watchdog = (watcher, ends.write)
-        } catch {
-            close(ends.write)
-            throw error
-        }
+        watchdog = try ExitWatchdog([
+            "/bin/sh", "-c",
+            #"kill -TERM "$0"; i=0; while [ -e "$1/pgbouncer.pid" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; rm -rf -- "$1""#,
+            String(pid), directory.path,
+        ])
     }
 
     private func stopWatchdog() {
-        guard let watchdog else { return }
-        self.watchdog = nil
-        Subprocess.stop(watchdog.pid, signal: SIGKILL)
-        close(watchdog.writeEnd)
+        watchdog?.cancel()
+        watchdog = nil
     }
 
     /// A port in 10000–19999 (below the ephemeral range, so no outgoing connection holds

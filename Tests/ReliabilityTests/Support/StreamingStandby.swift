@@ -12,7 +12,8 @@ import Glibc
 /// more: `wal_level = replica`, `max_wal_senders = 10` and local replication trust are
 /// initdb's defaults), in a short directory of its own under /tmp, and started as a
 /// pg-cluster.sh cluster (socket only, its own port; `deploy/pg-cluster.sh stop` removes
-/// it). Stopped and deleted when the object goes away.
+/// it). Stopped and deleted when the object goes away, or when the test process ends
+/// first (an `ExitWatchdog`).
 ///
 /// ```swift
 /// let primary = try ThrowawayCluster()
@@ -28,6 +29,7 @@ final class StreamingStandby {
     let primaryConninfo: String
     private(set) var host = ""
     private(set) var port = ""
+    private var watchdog: ExitWatchdog?
 
     /// Copies `primary` and starts the copy as its standby; returns once the standby
     /// accepts connections and is in recovery.
@@ -45,6 +47,8 @@ final class StreamingStandby {
             let marker = directory.appendingPathComponent(".plan-regen-pg-cluster")
             _ = FileManager.default.createFile(atPath: marker.path, contents: nil)
             try Subprocess.giveToServerOwner(marker.path)
+            // Should the test process end first, the standby goes too.
+            watchdog = try ExitWatchdog(["/bin/bash", ThrowawayCluster.scriptPath, "stop", directory.path])
 
             let data = directory.appendingPathComponent("data")
             try Subprocess.check(Subprocess.asServerOwner([
@@ -130,6 +134,8 @@ final class StreamingStandby {
     }
 
     private func remove() {
+        watchdog?.cancel()
+        watchdog = nil
         _ = try? ThrowawayCluster.script(["stop", directory.path])
         // pg-cluster.sh refuses a directory without its marker (a failure before it was made).
         if FileManager.default.fileExists(atPath: directory.path),

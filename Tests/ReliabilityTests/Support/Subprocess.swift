@@ -190,6 +190,41 @@ enum Subprocess {
     }
 }
 
+/// Runs a command when this test process ends without having cancelled it — killed,
+/// crashed, or exited with the object still alive — so a pooler or a server a test started
+/// does not outlive it. A child `sh` blocks reading a pipe whose only write end this object
+/// holds (closed on exec, so no other child inherits it); the kernel closes that end when
+/// the process ends, and at end of file the shell runs the command. `cancel()` (and
+/// `deinit`) ends the watchdog without running it.
+final class ExitWatchdog {
+    private var pid: pid_t
+    private var writeEnd: Int32
+
+    init(_ command: [String]) throws {
+        let ends = try Subprocess.closeOnExecPipe()
+        defer { close(ends.read) }
+        do {
+            pid = try Subprocess.spawn(
+                ["/bin/sh", "-c", #"read -r _; exec "$@""#, "exit-watchdog"] + command,
+                stdin: ends.read, stdout: "/dev/null", stderr: "/dev/null")
+        } catch {
+            close(ends.write)
+            throw error
+        }
+        writeEnd = ends.write
+    }
+
+    deinit { cancel() }
+
+    /// Ends the watchdog without running its command (SIGKILL before the pipe closes).
+    func cancel() {
+        guard pid != 0 else { return }
+        Subprocess.stop(pid, signal: SIGKILL)
+        close(writeEnd)
+        pid = 0
+    }
+}
+
 enum SubprocessError: Error, CustomStringConvertible {
     case spawnFailed([String], Int32)
     case failed([String], Int32, String)

@@ -6,18 +6,23 @@ import Glibc
 
 /// A second PostgreSQL cluster of this test's own (`deploy/pg-cluster.sh`), for tests
 /// that stop the server or change how it listens: the shared test server stays untouched.
+/// Stopped and deleted when the object goes away, or when the test process ends first
+/// (an `ExitWatchdog`).
 final class ThrowawayCluster {
     let directory: URL
     private(set) var host = ""
     private(set) var port = ""
+    private let watchdog: ExitWatchdog?
 
     init() throws {
         // Short path: the socket path must fit in 107 bytes.
         directory = URL(fileURLWithPath: "/tmp/prr-\(UUID().uuidString.prefix(8))")
+        watchdog = try? ExitWatchdog(["/bin/bash", Self.scriptPath, "stop", directory.path])
         try start()
     }
 
     deinit {
+        watchdog?.cancel()
         _ = try? Self.script(["stop", directory.path])
     }
 
@@ -74,6 +79,11 @@ final class ThrowawayCluster {
         try waitUntil("the postmaster to exit") { !FileManager.default.fileExists(atPath: pidFile.path) }
     }
 
+    /// deploy/pg-cluster.sh in this checkout.
+    static let scriptPath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("deploy/pg-cluster.sh").path
+
     /// Runs `deploy/pg-cluster.sh arguments…` and returns its stdout.
     ///
     /// Spawned and awaited by hand (`posix_spawn`, `waitpid`) with every descriptor above
@@ -81,14 +91,11 @@ final class ThrowawayCluster {
     /// descriptors that Foundation's `Process` (here or in a concurrent test) waits on.
     @discardableResult
     static func script(_ arguments: [String]) throws -> String {
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("pg-cluster-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
         let closeAndRun = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; "#
             + #"exec "$0" "$@" >"$OUTPUT""#
-        let argv = ["/bin/bash", "-c", closeAndRun, root.appendingPathComponent("deploy/pg-cluster.sh").path] + arguments
+        let argv = ["/bin/bash", "-c", closeAndRun, scriptPath] + arguments
         let environment = ProcessInfo.processInfo.environment.merging(["OUTPUT": output.path]) { $1 }
             .map { "\($0.key)=\($0.value)" }
         var cArguments = argv.map { strdup($0) } + [nil]
