@@ -52,7 +52,8 @@ final class PgBouncer {
 
     /// Starts PgBouncer in front of the server at `host` (a socket directory or address)
     /// and `port`, letting `users` log in (plus `postgres`). `settings` are extra
-    /// `[pgbouncer]` lines (e.g. `["server_login_retry": "1"]`), written after the defaults.
+    /// `[pgbouncer]` lines (e.g. `["server_login_retry": "1"]`), written after the defaults
+    /// (PgBouncer takes the last value of a repeated key, so they override them).
     init(
         server host: String, port serverPort: String, poolMode: PoolMode, poolSize: Int = 2,
         users: [String] = [], settings: [String: String] = [:]
