@@ -2,13 +2,31 @@
 # Installs what plan-regen needs on Debian/Ubuntu when it is missing: the libpq headers
 # (libpq-dev), the PostgreSQL server for throwaway test and demo clusters (postgresql)
 # and the time zone database (tzdata). Does nothing when all are present.
+#
+#   deploy/install-deps.sh          # what the job, the demo and the tests need
+#   deploy/install-deps.sh --test   # also the test-only tools: pgbouncer (the tests run a
+#                                   # real connection pooler in front of their servers)
 set -euo pipefail
+
+with_test_tools=false
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --test) with_test_tools=true; shift ;;
+        *) echo "usage: deploy/install-deps.sh [--test]" >&2; exit 64 ;;
+    esac
+done
 
 missing() {
     command -v pg_config >/dev/null 2>&1 || return 0
     [[ -f "$(pg_config --includedir)/libpq-fe.h" ]] || return 0
     [[ -x "$(pg_config --bindir)/initdb" ]] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || return 0
     [[ -f /usr/share/zoneinfo/tzdata.zi ]] || return 0
+    return 1
+}
+
+# pgbouncer lives in /usr/sbin, which a non-root PATH may leave out.
+missing_test_tools() {
+    command -v pgbouncer >/dev/null 2>&1 || [[ -x /usr/sbin/pgbouncer ]] || return 0
     return 1
 }
 
@@ -22,4 +40,16 @@ if missing; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null
     apt-get install -y -qq libpq-dev postgresql tzdata >/dev/null
+fi
+
+if [[ "$with_test_tools" == true ]] && missing_test_tools; then
+    if [[ $EUID -ne 0 ]]; then
+        echo "install-deps: pgbouncer (used by the tests) is missing;" \
+             "install it with: sudo apt-get install pgbouncer" >&2
+        exit 1
+    fi
+    echo "install-deps: installing pgbouncer (tests only)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq pgbouncer >/dev/null
 fi

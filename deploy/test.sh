@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The project's test command (README and CI call this): makes sure libpq, the
-# PostgreSQL server and tzdata are installed, starts a throwaway PostgreSQL cluster,
-# runs `swift test` against it with any arguments given here, and always removes the
-# cluster. Exits with swift test's status.
+# PostgreSQL server, tzdata and the test-only tools (pgbouncer) are installed, starts a
+# throwaway PostgreSQL cluster, runs `swift test` against it with any arguments given
+# here, and always removes the cluster. Exits with swift test's status.
 #
 #   deploy/test.sh                         # everything
 #   deploy/test.sh --filter PostgresTests  # one target
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-deploy/install-deps.sh
+deploy/install-deps.sh --test
 
 cluster_dir="$(mktemp -d "${TMPDIR:-/tmp}/plan-regen-pg.XXXXXX")"
 cleanup() { deploy/pg-cluster.sh stop "$cluster_dir" >/dev/null || true; }

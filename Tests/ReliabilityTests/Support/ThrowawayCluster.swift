@@ -6,18 +6,23 @@ import Glibc
 
 /// A second PostgreSQL cluster of this test's own (`deploy/pg-cluster.sh`), for tests
 /// that stop the server or change how it listens: the shared test server stays untouched.
+/// Stopped and deleted when the object goes away, or when the test process ends first
+/// (an `ExitWatchdog`).
 final class ThrowawayCluster {
     let directory: URL
     private(set) var host = ""
     private(set) var port = ""
+    private let watchdog: ExitWatchdog?
 
     init() throws {
         // Short path: the socket path must fit in 107 bytes.
         directory = URL(fileURLWithPath: "/tmp/prr-\(UUID().uuidString.prefix(8))")
+        watchdog = try? ExitWatchdog(["/bin/bash", Self.scriptPath, "stop", directory.path])
         try start()
     }
 
     deinit {
+        watchdog?.cancel()
         _ = try? Self.script(["stop", directory.path])
     }
 
@@ -32,7 +37,12 @@ final class ThrowawayCluster {
 
     /// Starts the server (creating the cluster the first time).
     func start() throws {
-        let environment = try Self.script(["start", directory.path])
+        (host, port) = try Self.hostAndPort(Self.script(["start", directory.path]))
+    }
+
+    /// PGHOST and PGPORT from the `export …` line pg-cluster.sh prints.
+    static func hostAndPort(_ environment: String) throws -> (host: String, port: String) {
+        var host = "", port = ""
         for assignment in environment.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { continue }
@@ -40,19 +50,39 @@ final class ThrowawayCluster {
             if parts[0] == "PGPORT" { port = parts[1] }
         }
         guard !host.isEmpty, !port.isEmpty else { throw ClusterError.noEnvironment(environment) }
+        return (host, port)
     }
 
     /// Stops the server the way `pg_ctl stop -m fast` does (SIGINT to the postmaster):
     /// every session is terminated (SQLSTATE 57P01). Returns once the server is gone.
     func stopServer() throws {
+        try signalPostmaster(SIGINT)
+    }
+
+    /// Kills the server the way `pg_ctl stop -m immediate` does (SIGQUIT to the
+    /// postmaster): the primary dying. Every backend quits at once without a checkpoint or
+    /// a goodbye to its client (whose next statement fails: connection lost); `start()`
+    /// brings it back through crash recovery. Returns once the postmaster is gone.
+    func crash() throws {
+        try signalPostmaster(SIGQUIT)
+    }
+
+    /// Sends `signal` to the postmaster and waits until it has exited (its pid file is
+    /// gone: the postmaster is not our child, and nothing may reap it here).
+    private func signalPostmaster(_ signal: Int32) throws {
         let pidFile = directory.appendingPathComponent("data/postmaster.pid")
         let text = try String(contentsOf: pidFile, encoding: .utf8)
         guard let pid = text.split(separator: "\n").first.flatMap({ Int32($0) }) else {
             throw ClusterError.noPostmaster(pidFile.path)
         }
-        kill(pid, SIGINT)
+        kill(pid, signal)
         try waitUntil("the postmaster to exit") { !FileManager.default.fileExists(atPath: pidFile.path) }
     }
+
+    /// deploy/pg-cluster.sh in this checkout.
+    static let scriptPath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("deploy/pg-cluster.sh").path
 
     /// Runs `deploy/pg-cluster.sh arguments…` and returns its stdout.
     ///
@@ -61,14 +91,11 @@ final class ThrowawayCluster {
     /// descriptors that Foundation's `Process` (here or in a concurrent test) waits on.
     @discardableResult
     static func script(_ arguments: [String]) throws -> String {
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("pg-cluster-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: output) }
         let closeAndRun = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && eval "exec $fd>&-"; done; "#
             + #"exec "$0" "$@" >"$OUTPUT""#
-        let argv = ["/bin/bash", "-c", closeAndRun, root.appendingPathComponent("deploy/pg-cluster.sh").path] + arguments
+        let argv = ["/bin/bash", "-c", closeAndRun, scriptPath] + arguments
         let environment = ProcessInfo.processInfo.environment.merging(["OUTPUT": output.path]) { $1 }
             .map { "\($0.key)=\($0.value)" }
         var cArguments = argv.map { strdup($0) } + [nil]

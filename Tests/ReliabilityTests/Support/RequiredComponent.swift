@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// A real program a test runs (a pooler, a standby), which `deploy/test.sh` installs.
+///
+/// Where one is missing, a test marked `.requires(.pgbouncer)` is skipped with a message
+/// naming the command that installs it — except under `CI=true`, where it runs and fails
+/// with that message: CI must never pass by skipping the tests that exercise it.
+///
+/// ```swift
+/// @Test(.requires(.pgbouncer)) func survivesAPoolerRestart() throws {
+///     let bouncer = try PgBouncer(server: host, port: port, poolMode: .transaction, users: [role])
+///     …
+/// }
+/// ```
+///
+/// The infrastructure classes call `path()` themselves, so a test that forgets the trait
+/// still fails with the same clear message instead of a spawn error.
+enum RequiredComponent: String, CaseIterable, Sendable {
+    case pgbouncer
+    case psql
+    case pgBasebackup = "pg_basebackup"
+    case pgCtl = "pg_ctl"
+
+    /// The program's full path, or nil when it is not installed.
+    var installedPath: String? {
+        switch self {
+        case .pgbouncer:
+            Subprocess.executable("pgbouncer")
+        case .psql, .pgBasebackup, .pgCtl:
+            Subprocess.postgresBinDirectory.map { "\($0)/\(rawValue)" }
+                .flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+        }
+    }
+
+    var isInstalled: Bool { installedPath != nil }
+
+    /// The program's full path; throws `RequiredComponentError` when it is missing.
+    func path() throws -> String {
+        guard let path = installedPath else { throw RequiredComponentError(component: self) }
+        return path
+    }
+
+    /// The Debian package that brings it.
+    var package: String {
+        switch self {
+        case .pgbouncer: "pgbouncer"
+        case .psql: "postgresql-client"
+        case .pgBasebackup, .pgCtl: "postgresql"
+        }
+    }
+
+    /// True when CI runs the tests (`CI=true`, as `.ci/run` sets): missing components fail
+    /// tests there instead of skipping them.
+    static var isCI: Bool {
+        ["true", "1", "yes"].contains(ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? "")
+    }
+
+    /// Whether a test needing these components runs: always under CI (it then fails on the
+    /// missing one), elsewhere only when all are installed.
+    static func shouldRun(_ components: [RequiredComponent]) -> Bool {
+        isCI || components.allSatisfy(\.isInstalled)
+    }
+
+    static func skipReason(_ components: [RequiredComponent]) -> String {
+        let missing = components.filter { !$0.isInstalled }.map(\.rawValue)
+        return "not installed: \(missing.joined(separator: ", ")); deploy/test.sh installs it "
+            + "(deploy/install-deps.sh --test). Skipped here; under CI=true the test fails instead."
+    }
+}
+
+struct RequiredComponentError: Error, CustomStringConvertible {
+    var component: RequiredComponent
+
+    var description: String {
+        "\(component.rawValue) is not installed (Debian package \(component.package)): run the tests with "
+            + "deploy/test.sh, which installs it (deploy/install-deps.sh --test)"
+            + (RequiredComponent.isCI ? "; CI=true: a test that needs it fails instead of being skipped" : "")
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test only where the components are installed, and always under CI (see
+    /// `RequiredComponent`).
+    static func requires(_ components: RequiredComponent...) -> Self {
+        .enabled(
+            if: RequiredComponent.shouldRun(components),
+            Comment(rawValue: RequiredComponent.skipReason(components)))
+    }
+}
