@@ -5,7 +5,8 @@ import Postgres
 import TestSupport
 import Testing
 
-/// Ten simulated days of scheduled runs every three hours through PgBouncer in
+/// Sixteen simulated days (first plans, then a MATADOR phase switch for many) of
+/// scheduled runs every three hours through PgBouncer in
 /// transaction mode (two server connections), with faults drawn at random at every tick —
 /// kill -9 anywhere in a run, two runs at once, a fast restart of the PostgreSQL server, a
 /// pooler restart — against the same timeline run directly without faults. A tick whose
@@ -14,13 +15,14 @@ import Testing
 /// same, and every notification of the fault-free timeline was emitted with the same bytes.
 @Suite(.requires(.pgbouncer)) struct SoakTests {
     static let users = 1200
-    static let days = 10
+    static let days = 16
     static let ticksPerDay = 8
     static let start = Instant(rfc3339: "2026-03-01T00:00:00Z")!
 
-    enum Fault: CaseIterable, CustomStringConvertible {
-        case none, killAfterPlans, killAtStartup, overlap, serverRestart, poolerRestart
-        var description: String { "\(self)" }
+    enum Fault: CaseIterable {
+        /// `killInEmit`: the process kills itself between commit and emit, mid-emit or
+        /// between emit and marking emitted (PLAN_REGEN_FAULT, FaultInjection.swift).
+        case none, killAfterPlans, killAtStartup, killInEmit, overlap, serverRestart, poolerRestart
     }
 
     @Test func simulatedDaysWithRandomFaultsThroughTheTransactionPoolerEndWithTheFaultFreeHistory() throws {
@@ -40,6 +42,7 @@ import Testing
                 var random = SplitMix64(seed: 20_261_124)
                 var faults: [Fault: Int] = [:]
                 var failedRuns = 0
+                var hits = 0  // faults that met a run still going
 
                 for tick in 0..<(Self.days * Self.ticksPerDay) {
                     let asOf = Self.start.adding(seconds: Int64(tick) * 3 * 3600)
@@ -54,42 +57,49 @@ import Testing
                                 """, [day, asOf.postgresText], purpose: "the app changing users on day \(day)")
                         }
                     }
-                    let arguments = ["--as-of", asOf.rfc3339, "--batch-size", "100"]
+                    let arguments = ["--as-of", asOf.rfc3339, "--batch-size", "20"]
                     let expected = try reference.run(arguments + ["--notifications", referenceLines])
                     #expect(expected.status == 0, "reference tick \(tick): \(expected.stderr)")
 
                     let fault = tick == 0 ? .killAfterPlans : Fault.allCases.randomElement(using: &random)!
                     faults[fault, default: 0] += 1
-                    let run = { (extra: [String]) throws -> JobProcess in
-                        try JobProcess(["run", "--database-url", url, "--notifications", faultyLines] + arguments + extra)
+                    let run = { (extra: [String], environment: [String: String]) throws -> JobProcess in
+                        try JobProcess(["run", "--database-url", url, "--notifications", faultyLines] + arguments + extra,
+                                       environment: environment)
                     }
                     let watcher = PlanTables(connection: try cluster.connect(database: "app"))
                     let plansBefore = try watcher.count("SELECT count(*) FROM plan_history")
                     let runsBefore = try watcher.count("SELECT count(*) FROM plan_runs")
-                    let threshold = plansBefore + 1 + Int(random.next() % 150)
+                    let threshold = plansBefore + 1 + Int(random.next() % 40)
                     switch fault {
                     case .none:
-                        _ = try run([]).waitForExit()
+                        _ = try run([], [:]).waitForExit()
+                    case .killInEmit:
+                        let point = ["before-emit", "mid-emit", "after-emit"].randomElement(using: &random)!
+                        if try run([], ["PLAN_REGEN_FAULT": "\(point):1"]).waitForExit().killed { hits += 1 }
                     case .killAfterPlans, .killAtStartup:
-                        let job = try run(["--workers", "2"])
+                        let job = try run(["--workers", "2"], [:])
                         try waitUntil("tick \(tick): the run to reach its kill point") {
-                            !job.isRunning || (fault == .killAtStartup
-                                ? try watcher.count("SELECT count(*) FROM plan_runs") > runsBefore
-                                : try watcher.count("SELECT count(*) FROM plan_history") >= threshold)
+                            if !job.isRunning { return true }
+                            if fault == .killAtStartup {
+                                return try watcher.count("SELECT count(*) FROM plan_runs") > runsBefore
+                            }
+                            return try watcher.count("SELECT count(*) FROM plan_history") >= threshold
                         }
                         job.killNow()
-                        _ = try job.waitForExit()
+                        if try job.waitForExit().killed { hits += 1 }
                     case .overlap:
-                        let jobs = [try run([]), try run(["--workers", "2"])]
+                        let jobs = [try run([], [:]), try run(["--workers", "2"], [:])]
                         for job in jobs {
                             let result = try job.waitForExit()
                             #expect(result.status == 0, "tick \(tick), overlapping: \(result.stderr)")
                         }
                     case .serverRestart, .poolerRestart:
-                        let job = try run([])
+                        let job = try run([], [:])
                         try waitUntil("tick \(tick): the run to write plans") {
                             !job.isRunning || (try? watcher.count("SELECT count(*) FROM plan_history")) ?? 0 >= threshold
                         }
+                        if job.isRunning { hits += 1 }
                         if fault == .serverRestart {
                             try cluster.stopServer()
                             try cluster.start()
@@ -102,7 +112,7 @@ import Testing
                     // claims are taken over at once, its process being gone).
                     var attempts = 0
                     while true {
-                        let completion = try run([]).waitForExit()
+                        let completion = try run([], [:]).waitForExit()
                         if completion.status == 0 { break }
                         failedRuns += 1
                         attempts += 1
@@ -132,10 +142,11 @@ import Testing
                 #expect(zip(emittedIDs, emitted).allSatisfy { lineByID[$0.0] == $0.1 }, "a line differs")
                 print("""
                     SoakTests: \(Self.days) days, \(Self.days * Self.ticksPerDay) ticks, faults \
-                    \(faults.sorted { $0.key.description < $1.key.description }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")); \
-                    \(failedRuns) reruns failed again; \(plans.0.count) plans and \(states.0.count) states compared, \
+                    \(faults.sorted { "\($0.key)" < "\($1.key)" }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")); \
+                    \(hits) met a run in progress; \(failedRuns) reruns failed again; \(plans.0.count) plans and \(states.0.count) states compared, \
                     \(KillTests.differences(plans.0, plans.1).count) differ; \(lineByID.count) notification ids, \
-                    \(missing.count) never emitted, \(emitted.count - Set(emittedIDs).count) emitted again
+                    \(missing.count) never emitted, \(emitted.count - Set(emittedIDs).count) emitted again \
+                    (\(try PoolerTests.lines(faultyLines).count - emitted.count) partial lines left by a kill)
                     """)
             }
         }
