@@ -18,7 +18,11 @@ extension PostgresConnection {
             ?? ""
         if message.isEmpty { message = Self.libpqMessage(handle) }
         if message.isEmpty { message = "no error message from libpq" }
+        // An error libpq made itself (no SQLSTATE) may be a connection that broke while libpq
+        // still reports it fine (seen in pipeline mode after a server crash): reading from
+        // it says so.
         let lost = PQstatus(handle) == CONNECTION_BAD || PostgresError.isConnectionLossState(sqlState)
+            || (sqlState == nil && PQconsumeInput(handle) == 0)
         return PostgresError(
             code: lost ? .connectionLost : code, purpose: purpose, message: message,
             sqlState: sqlState, detail: field("D"), hint: field("H"))

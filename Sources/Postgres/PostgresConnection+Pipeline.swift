@@ -56,17 +56,19 @@ extension PostgresConnection {
             texts[$0..<min($0 + syncEvery, texts.count)]
         }
         var sendError: PostgresError?
-        var sentSegments = 0
+        /// How many statements each segment sent so far holds.
+        var sentSegments: [Int] = []
         func send(_ segment: ArraySlice<[String?]>) {
+            var statements = 0
             for values in segment where sendError == nil {
                 let sent = withCStringArray(values) { pointers in
                     PQsendQueryParams(handle, sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
                 }
-                if sent != 1 { sendError = failure(nil, code: .queryFailed, purpose: purpose) }
+                if sent == 1 { statements += 1 } else { sendError = failure(nil, code: .queryFailed, purpose: purpose) }
             }
             // Sync even after a failed send, so the statements already queued get answers.
             if PQpipelineSync(handle) == 1 {
-                sentSegments += 1
+                sentSegments.append(statements)
             } else if sendError == nil {
                 sendError = failure(nil, code: .queryFailed, purpose: purpose)
             }
@@ -75,10 +77,10 @@ extension PostgresConnection {
         send(segments[0])
         for next in segments.indices.dropFirst() where sendError == nil && reader.isConnected {
             send(segments[next])
-            reader.readSegment()
+            reader.readSegment(statements: sentSegments[reader.segmentsRead])
         }
-        while reader.segmentsRead < sentSegments && reader.isConnected {
-            reader.readSegment()
+        while reader.segmentsRead < sentSegments.count && reader.isConnected {
+            reader.readSegment(statements: sentSegments[reader.segmentsRead])
         }
         if reader.isConnected { _ = PQexitPipelineMode(handle) }
         if let error = reader.firstError ?? sendError { throw error }
@@ -106,14 +108,15 @@ extension PostgresConnection {
         }
         var reader = PipelineReader(connection: self, purpose: purpose)
         var sendError: PostgresError?
+        var sent = 0
         for statement in statements where sendError == nil {
-            let sent = withCStringArray(statement.values) { pointers in
+            let accepted = withCStringArray(statement.values) { pointers in
                 PQsendQueryParams(handle, statement.sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
             }
-            if sent != 1 { sendError = failure(nil, code: .queryFailed, purpose: purpose) }
+            if accepted == 1 { sent += 1 } else { sendError = failure(nil, code: .queryFailed, purpose: purpose) }
         }
         if PQpipelineSync(handle) == 1 {
-            reader.readSegment()
+            reader.readSegment(statements: sent)
         } else if sendError == nil {
             sendError = failure(nil, code: .queryFailed, purpose: purpose)
         }
@@ -142,14 +145,22 @@ private struct PipelineReader {
         self.purpose = purpose
     }
 
-    /// Consumes results up to and including the next `PGRES_PIPELINE_SYNC`. libpq puts
-    /// a NULL after each statement's result; those separators are skipped.
-    mutating func readSegment() {
+    /// Consumes the results of a segment of `statements` statements up to and including
+    /// its `PGRES_PIPELINE_SYNC`. libpq gives one result per statement, each followed by a
+    /// NULL (skipped here). Anything else means the connection broke under the pipeline:
+    /// after a server crash libpq was seen returning error results, or NULLs, for ever
+    /// while the connection still looked fine — so a second NULL in a row, or more
+    /// results than statements, end the segment as a lost connection instead of a hang.
+    mutating func readSegment(statements: Int) {
+        var answers = 0
+        var nullsInARow = 0
         while isConnected {
             guard let result = PQgetResult(connection.handle) else {
-                if PQstatus(connection.handle) == CONNECTION_BAD { noteLostConnection() }
+                nullsInARow += 1
+                if PQstatus(connection.handle) == CONNECTION_BAD || nullsInARow > 1 { noteLostConnection() }
                 continue
             }
+            nullsInARow = 0
             switch PQresultStatus(result) {
             case PGRES_PIPELINE_SYNC:
                 PQclear(result)
@@ -167,11 +178,14 @@ private struct PipelineReader {
                 PQclear(result)
                 if PQstatus(connection.handle) == CONNECTION_BAD { noteLostConnection() }
             }
+            answers += 1
+            if answers > statements { noteLostConnection() }
         }
     }
 
     private mutating func noteLostConnection() {
         isConnected = false
+        firstError?.code = .connectionLost
         if firstError == nil {
             firstError = connection.failure(nil, code: .queryFailed, purpose: purpose)
         }

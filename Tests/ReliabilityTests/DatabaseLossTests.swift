@@ -2,6 +2,7 @@ import Foundation
 import PlanRules
 import PlanStore
 import Postgres
+import Synchronization
 import Testing
 
 /// The database goes away mid-run: the job exits 1 with one line naming what failed,
@@ -10,6 +11,42 @@ import Testing
 /// of hanging.
 @Suite struct DatabaseLossTests {
     static let asOf = ["--as-of", "2026-03-01T00:00:00Z"]
+
+    /// The server crashing (`pg_ctl stop -m immediate`) between two statements: the next
+    /// statement — sent with the transaction settings in one pipeline — fails as
+    /// "database went away" at once. (It once waited forever: libpq answered the pipeline
+    /// with NULL results and no error while the connection still looked fine.)
+    @Test(.requires(.pgCtl)) func aStatementAfterTheServerCrashedFailsAsConnectionLostInsteadOfHanging() throws {
+        let cluster = try ThrowawayCluster()
+        for attempt in 0..<3 {
+            let connection = try cluster.connect()
+            connection.transactionSettings.set("lock_timeout", .seconds(5))
+            _ = try connection.query("SELECT 1", purpose: "a first statement")
+            if attempt == 2 {
+                try connection.executeScript("BEGIN", purpose: "a transaction in progress")
+            }
+            try cluster.crash()
+            /// What the statement threw: whether it reads as a lost connection, and its text.
+            let outcome = Mutex<(lost: Bool, text: String)?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            let victim = UncheckedBox(connection)
+            Thread.detachNewThread {
+                var thrown: (lost: Bool, text: String) = (false, "no error")
+                do {
+                    _ = try victim.value.query("SELECT 2", purpose: "marking a batch emitted")
+                } catch {
+                    thrown = ((error as? PostgresError)?.code == .connectionLost, "\(error)")
+                }
+                outcome.withLock { $0 = thrown }
+                done.signal()
+            }
+            #expect(done.wait(timeout: .now() + 20) == .success, "the statement hung after the crash (attempt \(attempt))")
+            let thrown = try #require(outcome.withLock { $0 })
+            #expect(thrown.lost, "\(thrown.text)")
+            #expect(thrown.text.hasPrefix("database went away while marking a batch emitted"), "\(thrown.text)")
+            try cluster.start()
+        }
+    }
 
     @Test func aTerminatedBackendEndsTheRunWithOneLineAndTheNextRunCompletes() throws {
         try JobDatabase.withFresh { db in
@@ -104,4 +141,10 @@ import Testing
             #expect(try tables.count("SELECT count(*) FROM plan_history") > historyBefore)
         }
     }
+}
+
+/// Hands a non-Sendable value to another thread that is its only user from then on.
+final class UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
