@@ -74,7 +74,7 @@ import Testing
             #expect(throws: PostgresError.self) {
                 try connection.execute("CREATE TABLE plan_history_2031_07 (x int)", purpose: "test: DDL as the job")
             }
-            let store = try PlanStore(connection: connection)
+            let store = PlanStore(connection: connection)
             let days = [LocalDate(year: 2031, month: 7, day: 31), LocalDate(year: 2031, month: 7, day: 1),
                         LocalDate(year: 2031, month: 8, day: 1)]
             try store.ensureHistoryPartitions(for: days)

@@ -163,12 +163,14 @@ import Testing
         try JobDatabase.withFresh { db in
             try Self.withFolder { folder in
                 try db.seed(users: 1500, writtenBefore: Instant(rfc3339: Self.asOf)!)
-                let bouncer = try Self.pooler(.session, poolSize: 4, users: [db.jobRole])
+                // Two server connections for three runs of up to three connections each
+                // (main + 2 workers): clients wait for a server connection, none deadlocks.
+                let bouncer = try Self.pooler(.session, poolSize: 2, users: [db.jobRole])
                 defer { bouncer.stop() }
                 let url = bouncer.conninfo(database: db.database.name, user: db.jobRole)
                 let runs = try (0..<3).map { index in
                     try JobProcess(["run", "--database-url", url, "--as-of", Self.asOf, "--batch-size", "100",
-                                    "--notifications", folder.appendingPathComponent("\(index).jsonl").path])
+                                    "--workers", "2", "--notifications", folder.appendingPathComponent("\(index).jsonl").path])
                 }
                 let results = try runs.map { try $0.waitForExit() }
                 for result in results { #expect(result.status == 0, "\(result.stderr)") }
