@@ -229,3 +229,31 @@ import Testing
         }
     }
 }
+
+/// `history --locale` and `explain --locale`: numbers and dates through ICU; en-US (the
+/// default) is the text as it has always been.
+@Suite struct ReadableFormatTests {
+    @Test func theDefaultAndEnUSAreTheStandardText() throws {
+        let enUS = try #require(ReadableFormat(identifier: "en_us"))
+        #expect(enUS == .standard)
+        #expect(ReadableFormat.standard.integer(-1975) == "−1,975")
+        #expect(ReadableFormat.standard.fixedPoint(823, decimals: 1) == "82.3")
+        #expect(ReadableFormat.standard.date(LocalDate(year: 2026, month: 3, day: 16)) == "2026-03-16")
+        #expect(ReadableFormat.standard.timelineDate(LocalDate(year: 2025, month: 10, day: 21)) == "Oct 21, 2025")
+        #expect(ReadableFormat(identifier: "12") == nil)
+    }
+
+    @Test(arguments: [
+        ("de-DE", "1.975", "82,3", "16.03.2026", "21. Okt. 2025"),
+        ("fr-FR", "1\u{202F}975", "82,3", "16/03/2026", "21 oct. 2025"),
+        ("es-ES", "1975", "82,3", "16/03/2026", "21 oct 2025"),
+    ])
+    func localized(identifier: String, integer: String, decimal: String, date: String, timeline: String) throws {
+        let format = try #require(ReadableFormat(identifier: identifier))
+        #expect(format.integer(1975) == integer)
+        #expect(format.fixedPoint(823, decimals: 1) == decimal)
+        #expect(format.fixedPoint(-5, decimals: 1) == "−0" + String(decimal.dropFirst(2).prefix(1)) + "5")
+        #expect(format.date(LocalDate(year: 2026, month: 3, day: 16)) == date)
+        #expect(format.timelineDate(LocalDate(year: 2025, month: 10, day: 21)) == timeline)
+    }
+}
