@@ -6,11 +6,12 @@ import Foundation
 /// JSON outputs never use a locale.
 public struct ReadableFormat: Hashable, Sendable {
     /// nil: the standard, hand-made en-US text.
-    private let locale: Locale?
+    private let numbers: LocaleNumbers?
+    private var locale: Locale? { numbers?.locale }
 
-    public static let standard = ReadableFormat(locale: nil)
+    public static let standard = ReadableFormat(numbers: nil)
 
-    private init(locale: Locale?) { self.locale = locale }
+    private init(numbers: LocaleNumbers?) { self.numbers = numbers }
 
     /// The format of a BCP 47 tag (`de-DE`, `de_DE`, any case): ICU's data of that locale,
     /// else of the copy locale of its language, else en-US. Nil when `identifier` is not a
@@ -22,14 +23,12 @@ public struct ReadableFormat: Hashable, Sendable {
             return
         }
         let presentation = NotificationPresentation(locale: identifier, unitSystem: nil)
-        locale = presentation.numberLocale ?? Locale(identifier: tag.icuIdentifier)
+        numbers = presentation.numbers ?? LocaleNumbers.of(tag.icuIdentifier)
     }
 
     /// `1975` → `1,975`, `1.975`, `1975`, `1 975`.
     public func integer(_ value: Int) -> String {
-        guard let locale else { return groupedThousands(value) }
-        let digits = value.magnitude.formatted(IntegerFormatStyle<UInt>(locale: locale))
-        return value < 0 ? minusSign + digits : digits
+        numbers?.format(value) ?? groupedThousands(value)
     }
 
     /// A value held as an integer count of 10^-`decimals` units, with exactly `decimals`
@@ -41,7 +40,7 @@ public struct ReadableFormat: Hashable, Sendable {
         var unit = 1
         for _ in 0..<decimals { unit *= 10 }
         let fraction = String(scaled.magnitude % UInt(unit))
-        let whole = Int(scaled.magnitude / UInt(unit)).formatted(IntegerFormatStyle<Int>(locale: locale))
+        let whole = integer(Int(scaled.magnitude / UInt(unit)))
         return (scaled < 0 ? minusSign : "") + whole + (locale.decimalSeparator ?? ".")
             + String(repeating: "0", count: decimals - fraction.count) + fraction
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The locales the notification copy is written in (plan-rules.md section 7.1).
 public enum CopyLocale: String, CaseIterable, Sendable {
@@ -30,7 +31,7 @@ public struct NotificationPresentation: Hashable, Sendable {
     /// How numbers are written: CLDR (ICU) data of the user's own locale when ICU knows
     /// it, else of the copy locale. Nil: the grouping of section 7's English copy, by hand
     /// (a user without a locale, whose lines stay byte for byte as they were).
-    public var numberLocale: Locale?
+    public var numbers: LocaleNumbers?
     public var units: UnitSystem
     /// A `unit_system` value that is neither metric nor imperial (any case): it counts as
     /// NULL; the run logs a warning and counts it, never rejects the row.
@@ -42,11 +43,11 @@ public struct NotificationPresentation: Hashable, Sendable {
 
     /// What a user without a locale gets: section 7 exactly.
     public static let unlocalized = NotificationPresentation(
-        copy: .enUS, numberLocale: nil, units: .metric, unknownUnitSystem: nil)
+        copy: .enUS, numbers: nil, units: .metric, unknownUnitSystem: nil)
 
-    init(copy: CopyLocale, numberLocale: Locale?, units: UnitSystem, unknownUnitSystem: String?) {
+    init(copy: CopyLocale, numbers: LocaleNumbers?, units: UnitSystem, unknownUnitSystem: String?) {
         self.copy = copy
-        self.numberLocale = numberLocale
+        self.numbers = numbers
         self.units = units
         self.unknownUnitSystem = unknownUnitSystem
     }
@@ -54,14 +55,42 @@ public struct NotificationPresentation: Hashable, Sendable {
     /// Resolves the row's `locale` and `unit_system` text. A NULL (or blank) locale is the
     /// unlocalized presentation, whatever `unit_system` says.
     public init(locale: String?, unitSystem: String?) {
-        guard let tag = locale.flatMap(LanguageTag.init) else {
+        guard let locale, !locale.isEmpty else {
+            self = .unlocalized
+            return
+        }
+        let key = PresentationKey(locale: locale, unitSystem: unitSystem)
+        if let known = Self.resolved.withLock({ $0[key] }) {
+            self = known
+            return
+        }
+        self.init(resolving: locale, unitSystem: unitSystem)
+        let resolved = self
+        Self.resolved.withLock { cache in
+            // Rows hold a handful of distinct values; a hostile app could write many.
+            if cache.count > 10_000 { cache.removeAll() }
+            cache[key] = resolved
+        }
+    }
+
+    private struct PresentationKey: Hashable {
+        var locale: String
+        var unitSystem: String?
+    }
+
+    /// Resolutions made so far, by the row's values: resolving parses the tag and looks up
+    /// ICU's locales, on every notification of a user with a locale.
+    private static let resolved = Mutex<[PresentationKey: NotificationPresentation]>([:])
+
+    private init(resolving locale: String, unitSystem: String?) {
+        guard let tag = LanguageTag(locale) else {
             self = .unlocalized
             return
         }
         let exact = CopyLocale.allCases.first { $0.rawValue == tag.bcp47 }
         copy = exact ?? CopyLocale.allCases.first { $0.language == tag.language } ?? .enUS
         let own = tag.icuIdentifier
-        numberLocale = Locale(identifier: Self.icuLocales.contains(own) ? own : copy.rawValue.replacingOccurrences(of: "-", with: "_"))
+        numbers = LocaleNumbers.of(Self.icuLocales.contains(own) ? own : copy.rawValue.replacingOccurrences(of: "-", with: "_"))
         switch unitSystem?.lowercased() {
         case "metric"?:
             units = .metric
@@ -79,7 +108,7 @@ public struct NotificationPresentation: Hashable, Sendable {
     private static let icuLocales = Set(Locale.availableIdentifiers)
 
     /// The `locale` field of the line: the copy locale used; nil for an unlocalized line.
-    public var localeField: String? { numberLocale == nil ? nil : copy.rawValue }
+    public var localeField: String? { numbers == nil ? nil : copy.rawValue }
 }
 
 /// A BCP 47 tag as the app may store it: `de-DE`, `de_DE`, `DE-de`, `zh-Hant-TW`.
@@ -89,8 +118,7 @@ struct LanguageTag {
     var region: String?
 
     init?(_ text: String) {
-        let subtags = text.trimmingCharacters(in: .whitespaces)
-            .split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
+        let subtags = text.split(whereSeparator: { $0 == "-" || $0 == "_" || $0 == " " }).map(String.init)
         guard let first = subtags.first, (2...3).contains(first.count), first.allSatisfy(\.isLetter) else {
             return nil
         }

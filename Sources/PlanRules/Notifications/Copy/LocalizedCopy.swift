@@ -18,9 +18,7 @@ struct LocalizedCopy {
 
     /// `1975` as the user reads it: `1,975`, `1.975`, `1975`, `1 975`.
     func number(_ value: Int) -> String {
-        guard let locale = presentation.numberLocale else { return groupedThousands(value) }
-        let digits = value.magnitude.formatted(IntegerFormatStyle<UInt>(locale: locale))
-        return value < 0 ? minusSign + digits : digits
+        presentation.numbers?.format(value) ?? groupedThousands(value)
     }
 
     /// A change with its sign always written, `+` or U+2212 as in section 7: `+150`, `−1.500`, `0`.
@@ -68,21 +66,25 @@ struct LocalizedCopy {
         return milliliters < 0 ? -Int(rounded) : Int(rounded)
     }
 
-    /// `template` with each `{name}` replaced by its value (names not given stay as they are).
+    /// `template` with each `{name}` replaced by its value (names not given stay as they
+    /// are). Walks the UTF-8 bytes: a notification fills several templates, and a
+    /// character-by-character search cost a third of evaluating a user.
     private func fill(_ template: String, _ values: KeyValuePairs<String, String>) -> String {
-        guard template.contains("{") else { return template }
+        let utf8 = template.utf8
         var result = ""
-        var rest = template[...]
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            result += rest[..<open]
-            let name = rest[rest.index(after: open)..<close]
-            if let value = values.first(where: { $0.key == name })?.value {
-                result += value
-            } else {
-                result += rest[open...close]
-            }
-            rest = rest[rest.index(after: close)...]
+        result.reserveCapacity(utf8.count + 24)
+        var copiedUpTo = utf8.startIndex
+        var index = utf8.startIndex
+        while let open = utf8[index...].firstIndex(of: UInt8(ascii: "{")) {
+            guard let close = utf8[open...].firstIndex(of: UInt8(ascii: "}")) else { break }
+            let name = utf8[utf8.index(after: open)..<close]
+            index = utf8.index(after: close)
+            guard let value = values.first(where: { $0.key.utf8.elementsEqual(name) })?.value else { continue }
+            result += template[copiedUpTo..<open]
+            result += value
+            copiedUpTo = index
         }
-        return result + rest
+        result += template[copiedUpTo...]
+        return result
     }
 }
