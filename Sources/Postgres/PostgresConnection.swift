@@ -34,8 +34,12 @@ public final class PostgresConnection {
     /// also come from that environment.
     ///
     /// - Throws: `PostgresError` with code `.connectionFailed`: one line naming
-    ///   host/port/database/user and libpq's reason, never the password.
+    ///   host/port/database/user and libpq's reason, never the password; also, before
+    ///   libpq sees it, for a URL whose scheme is not `postgresql://` or `postgres://`.
     public init(conninfo: String, options: Options = Options()) throws {
+        if let scheme = ConnectionStringScheme.unsupportedScheme(in: conninfo) {
+            throw ConnectionStringScheme.refusal(scheme: scheme)
+        }
         // Keywords before `dbname` are defaults the conninfo may override; keywords after
         // it override the conninfo (libpq applies them in order when expand_dbname is 1).
         let settings: [(String, String)] = [

@@ -30,6 +30,35 @@ import Testing
         }
     }
 
+    /// Every form libpq takes still connects beside the scheme check: a plain database
+    /// name (the rest from PGHOST/PGPORT), postgres:// and a multi-host URL.
+    @Test func aDatabaseNameAndPostgresAndMultiHostURLsConnect() throws {
+        let reference = try serverConnection()
+        try TestDatabase.withFresh { database in
+            let host = reference.host.uriEncoded
+            for conninfo in [
+                database.name,
+                "postgres://\(reference.user.uriEncoded)@\(host):\(reference.port)/\(database.name)",
+                "postgresql://\(host):1,\(host):\(reference.port)/\(database.name)"
+                    + "?user=\(reference.user.uriEncoded)&target_session_attrs=read-write&connect_timeout=2",
+            ] {
+                let connection = try PostgresConnection(conninfo: conninfo)
+                #expect(connection.database == database.name, "\(conninfo)")
+            }
+        }
+    }
+
+    /// libpq would take `postgresq://…` (no '=') for a database name on the local server.
+    @Test(arguments: ["postgresq://app:pw-secret@db.internal/app", "  mysql://db/app?sslmode=require",
+                      "http://db.internal:5432/app", "POSTGRESQL://db/app"])
+    func aURLWithAnotherSchemeIsRefusedBeforeLibpqSeesIt(conninfo: String) throws {
+        let error = try #require(throws: PostgresError.self) { _ = try PostgresConnection(conninfo: conninfo) }
+        #expect(error.code == .connectionFailed)
+        #expect(error.message.contains("is not a PostgreSQL URL scheme: write postgresql://… or postgres://…"))
+        #expect(!error.description.contains("pw-secret"))
+        #expect(!error.description.contains("db.internal"), "only the scheme is named")
+    }
+
     @Test func databaseURLTakesPrecedenceOverThePGEnvironment() throws {
         try TestDatabase.withFresh { database in
             // PGDATABASE says "postgres"; DATABASE_URL names the fresh database and wins.
