@@ -61,6 +61,9 @@ public struct NightlyRunner: Sendable {
         let started = DispatchTime.now()
         var summary = RunSummary()
         let store = try PlanStore.open(connect(), for: options.dryRun ? .readOnly : .readWrite, timeouts: timeouts)
+        if !options.dryRun, let limit = options.asOfLeadLimit {
+            try refuseIfAhead(options.asOf, limit: limit, store: store)
+        }
         let manual = !options.manualUsers.isEmpty
         let wanted: [Int]
         if manual {
@@ -157,6 +160,16 @@ public struct NightlyRunner: Sendable {
                             metadata: ["user_id": "\(userID)"])
         }
         return summary
+    }
+
+    /// Throws `RunError.asOfAhead` when `asOf` is more than `limit` ahead of the database's
+    /// clock, before the run writes anything (not even its `plan_runs` row).
+    private func refuseIfAhead(_ asOf: Instant, limit: Duration, store: PlanStore) throws {
+        let databaseNow = try store.databaseNow()
+        let leadSeconds = (asOf.microsecondsSinceEpoch - databaseNow.microsecondsSinceEpoch) / 1_000_000
+        if leadSeconds > limit.components.seconds {
+            throw RunError.asOfAhead(asOf: asOf, databaseNow: databaseNow, limitSeconds: limit.components.seconds)
+        }
     }
 
     /// Claims the free partitions of `wanted` (taking over those of runs that died or

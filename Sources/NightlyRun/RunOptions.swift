@@ -24,6 +24,11 @@ public struct RunOptions: Sendable {
     /// `--overlap-limit`: partitions held by another run for longer than this mean their
     /// users are not being processed: the run ends `held_too_long`, exit 4.
     public var overlapLimit: Duration
+    /// How far `asOf` may be ahead of the database's clock in a run that writes; nil: no
+    /// check. A run dated ahead writes plans for dates still to come and marks its users
+    /// evaluated up to then, so the scheduled runs skip them until the calendar catches
+    /// up: `plan-regen run` sets 5 minutes unless `--allow-future`. A dry run is never refused.
+    public var asOfLeadLimit: Duration?
     /// Asked between batches; true ends the run after the batch in flight is committed
     /// and emitted (SIGTERM from systemd or Kubernetes).
     public var stopRequested: @Sendable () -> Bool
@@ -33,6 +38,7 @@ public struct RunOptions: Sendable {
     public init(asOf: Instant, manualUsers: [Int64] = [], dryRun: Bool = false, batchSize: Int = 2000,
                 workers: Int = 1, shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
                 claimTTL: Duration = .seconds(120), overlapLimit: Duration = .seconds(3600),
+                asOfLeadLimit: Duration? = nil,
                 stopRequested: @escaping @Sendable () -> Bool = { false },
                 progress: @escaping @Sendable (RunProgress) -> Void = { _ in }) {
         self.asOf = asOf
@@ -45,6 +51,7 @@ public struct RunOptions: Sendable {
         self.binaryVersion = binaryVersion
         self.claimTTL = claimTTL
         self.overlapLimit = overlapLimit
+        self.asOfLeadLimit = asOfLeadLimit
         self.stopRequested = stopRequested
         self.progress = progress
     }

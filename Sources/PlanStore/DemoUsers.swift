@@ -26,6 +26,15 @@ public enum DemoUsers {
         "Australia/Eucla", "Etc/GMT-9", "Etc/GMT-10", "Etc/GMT-11", "Etc/GMT-12", "Etc/GMT-13", "Etc/GMT-14",
     ]
 
+    /// How many rows `user_settings` has, counted up to `limit` (a quick look, not a scan
+    /// of a production table): `seed-demo` refuses a table that already has users.
+    public static func existingUsers(in connection: PostgresConnection, upTo limit: Int = 1000) throws -> Int {
+        try connection.query(
+            "SELECT count(*) FROM (SELECT FROM user_settings LIMIT $1) AS existing", [limit],
+            purpose: "looking for rows in user_settings"
+        ).singleRow().int(0)
+    }
+
     /// Inserts `count` users with ids `firstUserID…`, last written between 1 and 30 days
     /// before `writtenBefore`, their zones drawn from `zones`. One parameterized statement;
     /// the variety comes from `hashint8`, so the same arguments always give the same rows.

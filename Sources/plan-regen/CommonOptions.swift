@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NightlyRun
 import Operations
 import PlanRules
 import PlanStore
@@ -61,8 +62,17 @@ extension ReadableFormat: ExpressibleByArgument {
 extension LogFormat: ExpressibleByArgument {}
 
 /// Prints `error` as one line on stderr and returns the exit code for it: every
-/// failure a command expects ends here, never in a crash or a stack trace.
+/// failure a command expects ends here, never in a crash or a stack trace. A command
+/// refused because of how it was asked for exits 64 (fix the command line), any other
+/// failure 1.
 func fail(_ error: Error, logger: Logger) -> ExitCode {
     logger.critical("\(error)")
+    if error is Refusal || (error as? RunError)?.isUsageError == true { return .validationFailure }
     return ExitCodes.fatal
+}
+
+/// A command that will not do what it was asked, after looking at the database (a
+/// `seed-demo` into a table that already has users): says what is wrong and what to do.
+struct Refusal: Error, CustomStringConvertible {
+    var description: String
 }

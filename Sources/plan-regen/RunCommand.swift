@@ -31,6 +31,7 @@ struct RunCommand: ParsableCommand {
             Examples:
               plan-regen run
               plan-regen run --as-of 2026-03-16T00:15:00Z
+              plan-regen run --as-of 2031-01-01T00:15:00Z --allow-future   # tests, demos
               plan-regen run --user 42 --user 43 --dry-run
               plan-regen run --notifications /var/lib/plan-regen/notifications.jsonl
               plan-regen run --workers 2        # two batches at once, two connections
@@ -56,6 +57,12 @@ struct RunCommand: ParsableCommand {
 
     @ArgumentParser.Flag(help: "Compute and print what would be written (diffs, notifications); write nothing.")
     var dryRun = false
+
+    @ArgumentParser.Flag(help: ArgumentHelp(
+        "Write even when --as-of is more than 5 minutes ahead of the database's clock (tests, demos, benchmarks).",
+        discussion: "Without it such a run is refused (exit 64): plans dated ahead would make the scheduled runs "
+            + "skip their users until the calendar catches up."))
+    var allowFuture = false
 
     @Option(help: ArgumentHelp("Append notification lines to this file instead of stdout.", valueName: "file"))
     var notifications: String?
@@ -135,6 +142,7 @@ struct RunCommand: ParsableCommand {
                 manualUsers: users, dryRun: dryRun, batchSize: batchSize, workers: workers, shard: shard.flatMap(Shard.init),
                 changeLookbackSeconds: changeLookback, binaryVersion: binaryVersion,
                 claimTTL: .seconds(claimTTL), overlapLimit: .seconds(overlapLimit),
+                asOfLeadLimit: allowFuture ? nil : .seconds(300),
                 stopRequested: { stop.isRequested }, progress: progressLine.report))
         } catch {
             progressLine.finish()

@@ -9,9 +9,14 @@ struct SeedDemoCommand: ParsableCommand {
         commandName: "seed-demo",
         abstract: "Fills user_settings with varied demo users (never on production).",
         discussion: """
+            Inserts made-up users (every goal, 30 time zones, some incomplete, some invalid) \
+            for demos and benchmarks. It refuses a user_settings table that already has rows, \
+            so it cannot mix demo users into a real database: point it at an empty one, or \
+            pass --force to add more demo users to a demo database (exit 64 when refused).
+
             Examples:
               plan-regen seed-demo --users 300
-              plan-regen seed-demo --users 100000 --first-user-id 1000001
+              plan-regen seed-demo --users 100000 --first-user-id 1000001 --force
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -25,21 +30,34 @@ struct SeedDemoCommand: ParsableCommand {
     @Option(help: "Rows are written 1–30 days before this RFC 3339 instant. Default: now.")
     var writtenBefore: String?
 
+    @ArgumentParser.Flag(help: "Insert even when user_settings already has rows (a demo database being topped up).")
+    var force = false
+
+    func validate() throws {
+        guard users >= 1 else { throw ValidationError("--users must be at least 1") }
+        guard firstUserId >= 1 else { throw ValidationError("--first-user-id: user ids are positive integers") }
+        if let writtenBefore, Instant(rfc3339: writtenBefore) == nil {
+            throw ValidationError("--written-before: '\(writtenBefore)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
+        }
+    }
+
     func run() throws {
         let logger = connection.makeLogger(label: "plan-regen.seed-demo")
-        let before: Instant
-        if let writtenBefore {
-            guard let parsed = Instant(rfc3339: writtenBefore) else {
-                throw ValidationError("--written-before: '\(writtenBefore)' is not an RFC 3339 instant")
-            }
-            before = parsed
-        } else {
-            before = wallClockNow()
-        }
+        let before = writtenBefore.flatMap { Instant(rfc3339: $0) } ?? wallClockNow()
         do {
-            try DemoUsers.insert(count: users, firstUserID: firstUserId, writtenBefore: before,
-                                 into: try connection.connect())
-            logger.info("demo users inserted", metadata: ["users": "\(users)"])
+            let database = try connection.connect()
+            let existing = try DemoUsers.existingUsers(in: database)
+            if existing > 0, !force {
+                throw Refusal(description: """
+                    refusing to seed: user_settings on database \(database.database) at \(database.host):\(database.port) \
+                    already has \(existing >= 1000 ? "1000 or more" : "\(existing)") rows, and seed-demo inserts made-up \
+                    users; point --database-url (or DATABASE_URL) at an empty demo or benchmark database, or pass \
+                    --force to add demo users to this one
+                    """)
+            }
+            try DemoUsers.insert(count: users, firstUserID: firstUserId, writtenBefore: before, into: database)
+            logger.info("demo users inserted", metadata: [
+                "users": "\(users)", "already_there": "\(existing >= 1000 ? "1000+" : "\(existing)")"])
         } catch {
             throw fail(error, logger: logger)
         }

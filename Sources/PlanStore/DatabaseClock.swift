@@ -1,0 +1,12 @@
+import PlanRules
+import Postgres
+
+extension PlanStore {
+    /// The database server's clock (`clock_timestamp()`): the one clock every run and
+    /// every host share, against which a run's `--as-of` is checked before it writes.
+    public func databaseNow() throws -> Instant {
+        let row = try connection.query(
+            "SELECT \(microseconds("clock_timestamp()"))", purpose: "reading the database's clock").singleRow()
+        return Instant(microsecondsSinceEpoch: try row.int64(0))
+    }
+}
