@@ -76,3 +76,11 @@ func fail(_ error: Error, logger: Logger) -> ExitCode {
 struct Refusal: Error, CustomStringConvertible {
     var description: String
 }
+
+/// `--user` ids are positive: `--user -5` reaches here as a value (the options parse the
+/// word after `--user` whatever it looks like), not as an unknown flag.
+func validateUserIDs(_ userIDs: [Int64]) throws {
+    if let bad = userIDs.first(where: { $0 <= 0 }) {
+        throw ValidationError("--user \(bad): user ids are positive integers, e.g. --user 42")
+    }
+}

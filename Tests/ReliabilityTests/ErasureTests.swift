@@ -36,6 +36,7 @@ import Testing
                 UPDATE notification_outbox SET batch_id = (SELECT batch_id FROM pending) WHERE user_id = 2
                 """, purpose: "pending")
             let before = try rows(of: users, tables)
+            let beforeByUser = try users.map { try rows(of: [$0], tables) }
             #expect(before["plan_history"]! >= 4)
             #expect(before["plan_rejections"]! >= 1)
             #expect(before["notification_outbox"]! >= 3)
@@ -51,9 +52,17 @@ import Testing
             let result = try JobProcess.run(["forget", "--database-url", db.jobConninfo]
                                             + users.flatMap { ["--user", String($0)] })
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stdout == "erased 5 users: \(before["plan_state"]!) plan_state, "
-                    + "\(before["plan_history"]!) plan_history, \(before["notification_outbox"]!) notification_outbox, "
-                    + "\(before["plan_rejections"]!) plan_rejections rows\n")
+            // One line per user (in id order), whether anything was stored, then the totals.
+            func counts(_ rows: [String: Int]) -> String {
+                "\(rows["plan_state"]!) plan_state, \(rows["plan_history"]!) plan_history, "
+                    + "\(rows["notification_outbox"]!) notification_outbox, \(rows["plan_rejections"]!) plan_rejections rows"
+            }
+            let perUser = zip(users, beforeByUser).sorted { $0.0 < $1.0 }.map { user, rows in
+                rows.values.allSatisfy { $0 == 0 } ? "user \(user): nothing stored (never planned, or already erased)"
+                    : "user \(user): erased \(counts(rows))"
+            }
+            #expect(perUser.last == "user 999999: nothing stored (never planned, or already erased)")
+            #expect(result.stdoutLines == perUser + ["erased 4 of 5 users: \(counts(before))"])
             #expect(try rows(of: users, tables).values.allSatisfy { $0 == 0 })
             #expect(try rows(of: Array(1...200).filter { !users.contains($0) }, tables) == othersBefore)
             let warnings = result.stderrLines.filter { $0.contains(" warning ") }
@@ -68,6 +77,29 @@ import Testing
             #expect(next.status == 0)
             #expect(try rows(of: [2], tables)["plan_history"] == 1)
             #expect(try rows(of: users.filter { $0 != 2 }, tables).values.allSatisfy { $0 == 0 })
+        }
+    }
+
+    /// A repeated erasure (a retried GDPR request) is not an error: it says, per id, that
+    /// nothing was stored, and exits 0.
+    @Test func forgettingTwiceSaysNothingWasStoredAndSucceeds() throws {
+        try JobDatabase.withFresh { db in
+            try db.seed(users: 10, writtenBefore: Instant(rfc3339: "2026-03-01T00:00:00Z")!)
+            #expect(try db.run(["--as-of", "2026-03-01T00:00:00Z"]).status == 0)
+            let forget = ["forget", "--database-url", db.jobConninfo, "--user", "3", "--user", "424242"]
+            let first = try JobProcess.run(forget)
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(first.stdoutLines.first?.hasPrefix("user 3: erased 1 plan_state, 1 plan_history, ") == true,
+                    "\(first.stdout)")
+            #expect(first.stdoutLines.last?.hasPrefix("erased 1 of 2 users: 1 plan_state, ") == true)
+
+            let again = try JobProcess.run(forget)
+            #expect(again.status == 0, "\(again.stderr)")
+            #expect(again.stdoutLines == [
+                "user 3: nothing stored (never planned, or already erased)",
+                "user 424242: nothing stored (never planned, or already erased)",
+                "erased 0 of 2 users: nothing was stored",
+            ])
         }
     }
 
