@@ -16,9 +16,16 @@ public struct PlanOutlook: Sendable {
         }
         var lines: [String] = []
         let state = state ?? UserPlanState()
-        if let written = row.updatedAt, state.judgedUpdatedAt == written {
-            lines.append("The settings written at \(written.rfc3339) were judged unusable (see plan_rejections); "
-                         + "the plan keeps its inputs until the app writes the row again.")
+        let missing = ReadSettings(row: row).missingForCompleteness
+        if let written = row.updatedAt, state.judgedUpdatedAt == written, !missing.isEmpty {
+            // Incomplete is not an error (plan-rules.md 1.1): plan_rejections has nothing on it.
+            lines.append("The settings written at \(written.rfc3339) are incomplete (\(missing.joined(separator: "; "))): "
+                         + "no plan is made from them and nothing is recorded in plan_rejections; "
+                         + (state.currentPlan == nil ? "the user gets a first plan" : "the plan keeps its inputs")
+                         + " once the app writes the row again with onboarding completed.")
+        } else if let written = row.updatedAt, state.judgedUpdatedAt == written {
+            lines.append("The settings written at \(written.rfc3339) were rejected (the reasons are in plan_rejections "
+                         + "for this user); the plan keeps its inputs until the app writes the row again.")
         } else if let written = row.updatedAt, state.currentPlan != nil, state.seenUpdatedAt.map({ written > $0 }) ?? true {
             lines.append("Pending settings change: the row written at \(written.rfc3339) is not applied yet; "
                          + "it takes effect at the user's first local midnight after that write.")
@@ -28,13 +35,13 @@ public struct PlanOutlook: Sendable {
         var following = (state: state, at: now.nextScheduledCheck)
         if Self.doesSomething(now) {
             lines.append("Due now: a run at \(asOf.rfc3339) would act on the plan for \(format.date(now.planDate)): "
-                         + Self.describe(now, format))
+                         + Self.describe(now, format, missing: missing))
             following = (now.newState, now.nextScheduledCheck)
         }
         if let at = following.at {
             let later = evaluate(row: row, state: following.state, at: at, manualRerun: false, zones: zones)
             lines.append("Next scheduled check: \(at.rfc3339) (local midnight of \(format.date(later.planDate))): "
-                         + Self.describe(later, format))
+                         + Self.describe(later, format, missing: missing))
         } else if !Self.doesSomething(now) {
             lines.append("Nothing is scheduled: the plan changes only when the settings are written again.")
         }
@@ -50,7 +57,8 @@ public struct PlanOutlook: Sendable {
         !evaluation.reasons.isEmpty || !evaluation.rejections.isEmpty || evaluation.recordedIncomplete
     }
 
-    private static func describe(_ evaluation: Evaluation, _ format: ReadableFormat) -> String {
+    /// - Parameter missing: what makes the live row incomplete (`missingForCompleteness`).
+    private static func describe(_ evaluation: Evaluation, _ format: ReadableFormat, missing: [String]) -> String {
         var parts: [String] = []
         let reasons = evaluation.reasons.map(\.rawValue).joined(separator: ", ")
         if let history = evaluation.history {
@@ -68,7 +76,8 @@ public struct PlanOutlook: Sendable {
                          + evaluation.rejections.map { "\($0.field.rawValue): \($0.message)" }.joined(separator: "; "))
         }
         if evaluation.recordedIncomplete {
-            parts.append("the live settings are incomplete (onboarding not completed, or height/weight missing): skipped")
+            parts.append("the live settings are incomplete (\(missing.joined(separator: "; "))): skipped, "
+                         + "nothing recorded in plan_rejections")
         }
         return parts.isEmpty ? "nothing changes" : parts.joined(separator: "; ")
     }

@@ -9,9 +9,9 @@ struct ExplainCommand: ParsableCommand {
         commandName: "explain",
         abstract: "Shows how a user's current plan was derived and what will change next.",
         discussion: """
-            For support tickets: prints the current plan's numbers formula by formula (BMR, \\
-            TDEE, calories, macros, water, MATADOR phase, projection) with the exact values, \\
-            then what happens next — a pending settings change, the next phase switch or \\
+            For support tickets: prints the current plan's numbers formula by formula (BMR, \
+            TDEE, calories, macros, water, MATADOR phase, projection) with the exact values, \
+            then what happens next — a pending settings change, the next phase switch or \
             birthday — worked out with the same rules the run uses. Reads only; writes nothing.
 
             Examples:
@@ -23,7 +23,8 @@ struct ExplainCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(name: .customLong("user"), help: ArgumentHelp("The user to explain.", valueName: "id"))
+    @Option(name: .customLong("user"), parsing: .unconditional,
+            help: ArgumentHelp("The user to explain.", valueName: "id"))
     var userID: Int64
 
     @Option(help: ArgumentHelp("Look ahead from this RFC 3339 instant instead of now.", valueName: "instant"))
@@ -33,6 +34,7 @@ struct ExplainCommand: ParsableCommand {
     var locale: ReadableFormat = .standard
 
     func validate() throws {
+        try validateUserIDs([userID])
         if let asOf, Instant(rfc3339: asOf) == nil {
             throw ValidationError("--as-of: '\(asOf)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
         }

@@ -9,13 +9,13 @@ struct HistoryCommand: ParsableCommand {
         commandName: "history",
         abstract: "Prints written plans, newest first: one user's timeline, or a CSV/JSON export.",
         discussion: """
-            --format table (the default) prints one user's "Plan Updates" timeline, one line \\
+            --format table (the default) prints one user's "Plan Updates" timeline, one line \
             per written plan:
 
-              Oct 21, 2025 — Plan recalculated — Target 1,950 → 1,975 cal  [settings_changed; run 12]
+              Mar 1, 2026 — Plan created — Target 2,366 cal  [created; run 1]
 
-            --format csv and --format json (one object per line, with snapshot and diff) work \\
-            for one user or, without --user, for every user in the date range. Rows stream \\
+            --format csv and --format json (one object per line, with snapshot and diff) work \
+            for one user or, without --user, for every user in the date range. Rows stream \
             from the database, so exports of any size use little memory.
 
             Examples:
@@ -26,7 +26,8 @@ struct HistoryCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(name: .customLong("user"), help: ArgumentHelp("The user whose plans to print.", valueName: "id"))
+    @Option(name: .customLong("user"), parsing: .unconditional,
+            help: ArgumentHelp("The user whose plans to print.", valueName: "id"))
     var userID: Int64?
 
     @Option(help: ArgumentHelp("First plan date to include (YYYY-MM-DD).", valueName: "date"))
@@ -44,6 +45,7 @@ struct HistoryCommand: ParsableCommand {
     var locale: ReadableFormat = .standard
 
     func validate() throws {
+        try validateUserIDs(userID.map { [$0] } ?? [])
         for (name, value) in [("--from", from), ("--to", to)] {
             if let value, LocalDate(iso8601: value) == nil {
                 throw ValidationError("\(name): '\(value)' is not a date such as 2026-03-16")

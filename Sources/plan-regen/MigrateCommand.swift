@@ -11,7 +11,7 @@ struct MigrateCommand: ParsableCommand {
 
             Examples:
               plan-regen migrate
-              plan-regen migrate --with-reference-schema   # also create the app's user_settings (dev/demo)
+              plan-regen migrate --with-reference-schema   # dev and demo databases
             """)
 
     @OptionGroup var connection: ConnectionOptions

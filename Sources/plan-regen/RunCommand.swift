@@ -51,7 +51,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Run as if now were this RFC 3339 instant (tests, backfills).", valueName: "instant"))
     var asOf: String?
 
-    @Option(name: .customLong("user"), help: ArgumentHelp(
+    @Option(name: .customLong("user"), parsing: .unconditionalSingleValue, help: ArgumentHelp(
         "Recompute this user now (reason manual_rerun). Repeatable.", valueName: "id"))
     var users: [Int64] = []
 
@@ -103,6 +103,7 @@ struct RunCommand: ParsableCommand {
         if let shard, Shard(shard) == nil {
             throw ValidationError("--shard: '\(shard)' must be i/n with 0 <= i < n <= 64, e.g. 0/2")
         }
+        try validateUserIDs(users)
         if shard != nil, !users.isEmpty {
             throw ValidationError("--shard and --user cannot be combined")
         }
