@@ -5,7 +5,10 @@
 #
 #   deploy/install-deps.sh          # what the job, the demo and the tests need
 #   deploy/install-deps.sh --test   # also the test-only tools: pgbouncer (the tests run a
-#                                   # real connection pooler in front of their servers)
+#                                   # real connection pooler in front of their servers) and
+#                                   # the deploy files' checkers: systemd (systemd-analyze,
+#                                   # -sysusers, -tmpfiles), logrotate, python3-yaml, and
+#                                   # libcurl4-openssl-dev for the Dockerfile's static build
 set -euo pipefail
 
 with_test_tools=false
@@ -24,10 +27,17 @@ missing() {
     return 1
 }
 
-# pgbouncer lives in /usr/sbin, which a non-root PATH may leave out.
-missing_test_tools() {
-    command -v pgbouncer >/dev/null 2>&1 || [[ -x /usr/sbin/pgbouncer ]] || return 0
-    return 1
+# pgbouncer and logrotate live in /usr/sbin, which a non-root PATH may leave out.
+has_program() { command -v "$1" >/dev/null 2>&1 || [[ -x "/usr/sbin/$1" ]]; }
+
+# The test-only Debian packages that are missing, one per line.
+missing_test_packages() {
+    has_program pgbouncer || echo pgbouncer
+    has_program systemd-analyze || echo systemd
+    has_program logrotate || echo logrotate
+    /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || echo python3-yaml
+    # FoundationNetworking links libcurl: a --static-swift-stdlib build needs libcurl.so.
+    [[ -e "/usr/lib/$(uname -m)-linux-gnu/libcurl.so" ]] || echo libcurl4-openssl-dev
 }
 
 if missing; then
@@ -42,14 +52,16 @@ if missing; then
     apt-get install -y -qq libpq-dev postgresql tzdata >/dev/null
 fi
 
-if [[ "$with_test_tools" == true ]] && missing_test_tools; then
+test_packages=""
+if [[ "$with_test_tools" == true ]]; then test_packages="$(missing_test_packages | tr '\n' ' ')"; fi
+if [[ -n "${test_packages// }" ]]; then
     if [[ $EUID -ne 0 ]]; then
-        echo "install-deps: pgbouncer (used by the tests) is missing;" \
-             "install it with: sudo apt-get install pgbouncer" >&2
+        echo "install-deps: test tools are missing; install them with: sudo apt-get install $test_packages" >&2
         exit 1
     fi
-    echo "install-deps: installing pgbouncer (tests only)" >&2
+    echo "install-deps: installing $test_packages(tests only)" >&2
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null
-    apt-get install -y -qq pgbouncer >/dev/null
+    # shellcheck disable=SC2086 # one word per package
+    apt-get install -y -qq $test_packages >/dev/null
 fi
