@@ -21,6 +21,11 @@ enum RequiredComponent: String, CaseIterable, Sendable {
     case psql
     case pgBasebackup = "pg_basebackup"
     case pgCtl = "pg_ctl"
+    // The deploy files' checkers (DeployFilesTests, ContainerBuildTests).
+    case systemdAnalyze = "systemd-analyze"
+    case logrotate
+    case python3Yaml = "python3 (with yaml)"
+    case kubectl
 
     /// The program's full path, or nil when it is not installed.
     var installedPath: String? {
@@ -30,10 +35,22 @@ enum RequiredComponent: String, CaseIterable, Sendable {
         case .psql, .pgBasebackup, .pgCtl:
             Subprocess.postgresBinDirectory.map { "\($0)/\(rawValue)" }
                 .flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+        case .systemdAnalyze, .logrotate, .kubectl:
+            Subprocess.executable(rawValue)
+        case .python3Yaml:
+            Self.python3WithYaml
         }
     }
 
     var isInstalled: Bool { installedPath != nil }
+
+    /// /usr/bin/python3 when it can `import yaml` (Debian's python3-yaml).
+    private static let python3WithYaml: String? = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+              let check = try? Subprocess.run(["/usr/bin/python3", "-c", "import yaml"], limitSeconds: 30),
+              check.status == 0 else { return nil }
+        return "/usr/bin/python3"
+    }()
 
     /// The program's full path; throws `RequiredComponentError` when it is missing.
     func path() throws -> String {
@@ -47,6 +64,12 @@ enum RequiredComponent: String, CaseIterable, Sendable {
         case .pgbouncer: "pgbouncer"
         case .psql: "postgresql-client"
         case .pgBasebackup, .pgCtl: "postgresql"
+        case .systemdAnalyze: "systemd"
+        case .logrotate: "logrotate"
+        case .python3Yaml: "python3-yaml"
+        // Not in Debian's archive at a version with kustomize's replacements: the machine
+        // image brings it from Kubernetes' own package repository.
+        case .kubectl: "kubectl"
         }
     }
 
