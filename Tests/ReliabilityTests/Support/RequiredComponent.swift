@@ -21,12 +21,14 @@ enum RequiredComponent: String, CaseIterable, Sendable {
     case psql
     case pgBasebackup = "pg_basebackup"
     case pgCtl = "pg_ctl"
+    case promtool
+    case pushgateway = "prometheus-pushgateway"
 
     /// The program's full path, or nil when it is not installed.
     var installedPath: String? {
         switch self {
-        case .pgbouncer:
-            Subprocess.executable("pgbouncer")
+        case .pgbouncer, .promtool, .pushgateway:
+            Subprocess.executable(rawValue)
         case .psql, .pgBasebackup, .pgCtl:
             Subprocess.postgresBinDirectory.map { "\($0)/\(rawValue)" }
                 .flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
@@ -47,6 +49,8 @@ enum RequiredComponent: String, CaseIterable, Sendable {
         case .pgbouncer: "pgbouncer"
         case .psql: "postgresql-client"
         case .pgBasebackup, .pgCtl: "postgresql"
+        case .promtool: "prometheus"
+        case .pushgateway: "prometheus-pushgateway"
         }
     }
 
