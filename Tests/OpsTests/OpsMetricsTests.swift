@@ -125,16 +125,11 @@ struct ParsedMetrics {
     @Test func theLatenessHistogramAndTheDueUsersMatchWhatTheDatabaseSays() throws {
         try withDemoDatabase(users: 300) { database, connection in
             try withTemporaryDirectory { folder in
-                let first = try PlanRegenProcess.run(
-                    ["run", "--as-of", firstRunAt, "--notifications", folder + "/n.jsonl"],
-                    databaseURL: database.conninfo, folder: folder)
-                #expect(first.exitCode == 0, "\(first.stderr)")
+                try runToCompletion(["--as-of", firstRunAt], on: database, folder: folder)
                 // Two weeks later shard 0 runs; shard 1's users stay due.
                 let path = folder + "/shard0.prom"
-                let shard = try PlanRegenProcess.run(
-                    ["run", "--as-of", switchRunAt, "--shard", "0/2", "--notifications", folder + "/n.jsonl",
-                     "--metrics-file", path], databaseURL: database.conninfo, folder: folder)
-                #expect(shard.exitCode == 0, "\(shard.stderr)")
+                try runToCompletion(["--as-of", switchRunAt, "--shard", "0/2", "--metrics-file", path],
+                                    on: database, folder: folder)
                 let metrics = try ParsedMetrics(String(contentsOfFile: path, encoding: .utf8))
                 try expectPromtoolAccepts(metricsFile: path)
                 #expect(metrics["plan_regen_last_run_users{outcome=\"unchanged\"}"] == 0, "every due user has a history row")
@@ -176,10 +171,8 @@ struct ParsedMetrics {
                     [switchRunAt], purpose: "test: oldest due").singleRow().int64(0)
                 let anyUser = try connection.count("SELECT min(user_id)::int FROM plan_state WHERE user_id % 2 = 0")
                 let manualPath = folder + "/manual.prom"
-                let manual = try PlanRegenProcess.run(
-                    ["run", "--as-of", switchRunAt, "--user", "\(anyUser)", "--notifications", folder + "/n.jsonl",
-                     "--metrics-file", manualPath], databaseURL: database.conninfo, folder: folder)
-                #expect(manual.exitCode == 0, "\(manual.stderr)")
+                try runToCompletion(["--as-of", switchRunAt, "--user", "\(anyUser)", "--metrics-file", manualPath],
+                                    on: database, folder: folder)
                 let afterManual = try ParsedMetrics(String(contentsOfFile: manualPath, encoding: .utf8))
                 #expect(afterManual["plan_regen_due_users"] == Double(dueUsers))
                 #expect(afterManual["plan_regen_overdue_users"] == Double(try due.int(2)))

@@ -12,11 +12,8 @@ import Testing
                        _ check: (PlanRegenProcess.Finished, PostgresConnectionProbe) throws -> Void) throws {
         try withDemoDatabase(users: 300) { database, connection in
             try withTemporaryDirectory { folder in
-                for arguments in [["--as-of", firstRunAt], ["--as-of", switchRunAt, "--shard", "0/2"]] {
-                    let run = try PlanRegenProcess.run(["run", "--notifications", folder + "/n.jsonl"] + arguments,
-                                                       databaseURL: database.conninfo, folder: folder)
-                    #expect(run.exitCode == 0, "\(run.stderr)")
-                }
+                try runToCompletion(["--as-of", firstRunAt], on: database, folder: folder)
+                try runToCompletion(["--as-of", switchRunAt, "--shard", "0/2"], on: database, folder: folder)
                 let status = try PlanRegenProcess.run(["status", "--as-of", at, "--format", format],
                                                       databaseURL: database.conninfo, folder: folder)
                 #expect(status.exitCode == 0, "\(status.stderr)")

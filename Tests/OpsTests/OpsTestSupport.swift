@@ -83,6 +83,14 @@ struct PlanRegenProcess {
     }
 }
 
+/// `plan-regen run arguments…` against `database`, notifications appended to a file in
+/// `folder`; expects it to complete (exit 0).
+func runToCompletion(_ arguments: [String], on database: TestDatabase, folder: String) throws {
+    let run = try PlanRegenProcess.run(["run", "--notifications", folder + "/n.jsonl"] + arguments,
+                                       databaseURL: database.conninfo, folder: folder)
+    #expect(run.exitCode == 0, "\(arguments): \(run.stderr)")
+}
+
 /// Non-empty lines of `text`.
 func lines(_ text: String) -> [String] {
     text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
