@@ -86,7 +86,9 @@ public struct StatusReport: Encodable, Sendable {
                 tzdata: zoneDatabase?.version,
                 tzdataAgeDays: zoneDatabase?.sourceModifiedAt.map { seconds(from: $0, to: now) / 86_400 },
                 tzdataError: { if case .failure(let error) = zones { "\(error)" } else { nil } }()),
-            lastSuccess: lastSuccess.map(text), lastSuccessAgeSeconds: lastSuccess.map { seconds(from: $0, to: now) },
+            // No age when the success came after the instant asked about (`--as-of` in the past).
+            lastSuccess: lastSuccess.map(text),
+            lastSuccessAgeSeconds: lastSuccess.flatMap { $0 <= now ? seconds(from: $0, to: now) : nil },
             users: DueUsers(due: due.due, overdue: due.overdue, overdueAfterSeconds: MetricsContext.overdueAfterSeconds,
                             oldestDueAt: due.oldestDueAt.map(text), oldestLatenessSeconds: due.oldestLatenessSeconds(at: now)),
             outbox: Outbox(pending: outbox.pending,
@@ -118,8 +120,9 @@ public struct StatusReport: Encodable, Sendable {
             "tz database \(version)" + (versions.tzdataAgeDays.map { " (\($0) days old)" } ?? "")
         } ?? "tz database unreadable: \(versions.tzdataError ?? "?")"
         lines.append(row("versions", "binary \(versions.binary) · rules \(versions.rules) · schema \(versions.schema) · \(tz)"))
-        lines.append(row("last success", lastSuccess.map { "\($0) (\(Self.duration(lastSuccessAgeSeconds ?? 0)) ago)" }
-            ?? "none recorded"))
+        lines.append(row("last success", lastSuccess.map { success in
+            success + (lastSuccessAgeSeconds.map { " (\(Self.duration($0)) ago)" } ?? "")
+        } ?? "none recorded"))
         var due = "\(users.due) due now, \(users.overdue) overdue (due for more than "
             + "\(Self.duration(users.overdueAfterSeconds)))"
         if let oldest = users.oldestDueAt {
@@ -149,10 +152,12 @@ public struct StatusReport: Encodable, Sendable {
         let widths = header.indices.map { column in ([header] + table).map { $0[column].count }.max() ?? 0 }
         let leftAligned: Set<Int> = [1, 2, 12]
         for cells in [header] + table {
-            lines.append(cells.indices.map { column in
+            var line = cells.indices.map { column in
                 let padding = String(repeating: " ", count: widths[column] - cells[column].count)
                 return leftAligned.contains(column) ? cells[column] + padding : padding + cells[column]
-            }.joined(separator: "  ").trimmingCharacters(in: .whitespaces))
+            }.joined(separator: "  ")
+            while line.hasSuffix(" ") { line.removeLast() }
+            lines.append(line)
         }
         for run in runs {
             if let error = run.error { lines.append("run \(run.runID) \(run.status): \(error.prefix(300))") }

@@ -75,12 +75,14 @@ import Testing
             #expect(text.contains("users         \(due) due now, \(overdue) overdue (due for more than 15 min); "
                                   + "the longest-waiting since 2026-03-"), "\(text)")
             #expect(text.contains("outbox        no line pending"), "\(text)")
+            #expect(lines(text).first { $0.hasPrefix("last success  2026-") }?.hasSuffix("Z") == true,
+                    "the success came after --as-of: no age, \(text)")
             #expect(text.contains("rejections    \(try probe.rejections) in the last 24 h: "), "\(text)")
             #expect(text.contains("versions      binary 0.1.0 · rules \(rulesVersion) · schema "
                                   + "\(Migration.planRegen.last!.name) · tz database "), "\(text)")
             let table = lines(text).drop { !$0.hasPrefix("last 2 runs") }.dropFirst()
             #expect(table.first?.hasPrefix("run  status     as of ") == true, "\(text)")
-            #expect(table.dropFirst().first?.hasPrefix("2  succeeded  \(switchRunAt)") == true, "\(text)")
+            #expect(table.dropFirst().first?.hasPrefix("  2  succeeded  \(switchRunAt)") == true, "\(text)")
             #expect(table.dropFirst().first?.hasSuffix("shard 0/2") == true, "\(text)")
             #expect(table.dropFirst(2).first?.hasSuffix("  all") == true, "\(text)")
         }
