@@ -42,8 +42,9 @@ struct RunCommand: ParsableCommand {
             Exit codes: 0 done (rejected rows included; also when other runs held some \
             partitions); 1 fatal error (database lost, claim lost, read-only server, ...); 3 done, \
             but a --user id has no user_settings row; 4 done, but another run has held partitions \
-            longer than --overlap-limit; 5 done, but --metrics-file or --metrics-push failed; 64 usage error; 75 stopped by SIGTERM/SIGINT after \
-            committing the batches done (rerun to continue).
+            longer than --overlap-limit; 5 done, but --metrics-file or --metrics-push failed; \
+            64 usage error; 75 stopped by SIGTERM/SIGINT after committing the batches done (rerun to \
+            continue).
             """)
 
     @OptionGroup var connection: ConnectionOptions
