@@ -71,7 +71,8 @@ let package = Package(
             dependencies: [
                 "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
         // Real processes killed, databases cut, garbage rows, overlapping runs (issue 6).

@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # The project's test command (README and CI call this): makes sure libpq, the
 # PostgreSQL server, tzdata and the test-only tools (pgbouncer) are installed, starts a
-# throwaway PostgreSQL cluster, runs `swift test` against it with any arguments given
-# here, and always removes the cluster. Exits with swift test's status.
+# throwaway PostgreSQL cluster, builds everything (sources, tests, benchmark), runs
+# `swift test` against the cluster with any arguments given here, and always removes
+# the cluster. Ends with one summary line (tests, passed, failed, skipped, time) and
+# exits with swift test's status.
+#
+# A compiler warning in the project's own files is listed after the build; under
+# CI=true it fails the script before the tests run (every own file is then compiled
+# again, so a warning in a file an earlier build compiled is seen too). Warnings in
+# dependencies (under .build/) do not count.
 #
 #   deploy/test.sh                         # everything
 #   deploy/test.sh --filter PostgresTests  # one target
@@ -12,7 +19,11 @@ cd "$(dirname "$0")/.."
 deploy/install-deps.sh --test
 
 cluster_dir="$(mktemp -d "${TMPDIR:-/tmp}/plan-regen-pg.XXXXXX")"
-cleanup() { deploy/pg-cluster.sh stop "$cluster_dir" >/dev/null || true; }
+logs_dir="$(mktemp -d "${TMPDIR:-/tmp}/plan-regen-test-logs.XXXXXX")"
+cleanup() {
+    deploy/pg-cluster.sh stop "$cluster_dir" >/dev/null || true
+    rm -rf "$logs_dir"
+}
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -22,9 +33,42 @@ trap 'exit 143' TERM
 unset DATABASE_URL PGHOSTADDR PGSERVICE PGSERVICEFILE PGOPTIONS PGPASSWORD PGPASSFILE PGSSLMODE
 eval "$(deploy/pg-cluster.sh start "$cluster_dir")"
 
-# Tests that start the plan-regen binary as a real process find it beside the tests.
-swift build --product plan-regen
+ci=false
+case "${CI:-}" in [Tt][Rr][Uu][Ee] | 1 | [Yy][Ee][Ss]) ci=true ;; esac
 
-status=0
-swift test "$@" || status=$?
+# Everything is built before the tests, so the build log holds every compiler warning
+# (and tests that start the plan-regen binary as a real process find it beside them).
+# An incremental build compiles only changed files: under CI, every own file is made
+# newer than its object file so that none of its warnings can hide.
+if [[ "$ci" == true ]]; then
+    find . -mindepth 1 -name '.*' -prune -o -name '*.swift' ! -name Package.swift -exec touch {} +
+fi
+set +e
+swift build --build-tests 2>&1 | tee "$logs_dir/build.log"
+build_status=${PIPESTATUS[0]}
+set -e
+if [[ $build_status -ne 0 ]]; then
+    echo "test summary: no tests run, swift build failed (exit status $build_status; the errors are above) ($SECONDS s in all)"
+    exit "$build_status"
+fi
+
+deploy/test-report.sh warnings "$(pwd -P)" "$logs_dir/build.log" > "$logs_dir/warnings"
+warning_count=$(wc -l < "$logs_dir/warnings")
+if [[ $warning_count -gt 0 ]]; then
+    echo
+    echo "test.sh: $warning_count compiler warning(s) in the project's own files:"
+    cat "$logs_dir/warnings"
+    if [[ "$ci" == true ]]; then
+        echo "test summary: no tests run, CI=true fails on a compiler warning in the project's files: fix the $warning_count above ($SECONDS s in all)"
+        exit 1
+    fi
+    echo "(CI=true fails on these)"
+    echo
+fi
+
+set +e
+swift test "$@" 2>&1 | tee "$logs_dir/test.log"
+status=${PIPESTATUS[0]}
+set -e
+deploy/test-report.sh summary "$logs_dir/test.log" "$status" "$SECONDS" "$warning_count"
 exit "$status"

@@ -78,6 +78,12 @@ extension NightlyRunner {
         }
         var notificationLine: String? = nil
         if let notification = evaluation.notification {
+            if notification.unknownUnitSystem != nil {
+                // Counts as NULL (plan-rules.md 7.1): units from the locale's region.
+                outcome.counts.unknownUnitSystems += 1
+                userLogger.warning("unit_system is neither metric nor imperial; units follow the locale",
+                                   metadata: ["units": "\(notification.units ?? "metric")"])
+            }
             let line = notification.jsonString
             notificationLine = line
             outcome.counts.notifications += 1

@@ -16,6 +16,8 @@ public enum HistoryFormat: String, Sendable, CaseIterable {
 /// export of millions of plans needs no more memory than one chunk.
 public struct HistoryPrinter {
     private let format: HistoryFormat
+    /// Numbers and dates of the table (`--locale`); CSV and JSON never change with it.
+    private let readable: ReadableFormat
     private let output: NotificationSink
     private var pending: [String] = []
     public private(set) var printed = 0
@@ -27,8 +29,10 @@ public struct HistoryPrinter {
     ]
 
     /// Writes the header (CSV) or title (table) at once.
-    public init(format: HistoryFormat, output: NotificationSink, title: String) throws {
+    public init(format: HistoryFormat, output: NotificationSink, title: String,
+                readable: ReadableFormat = .standard) throws {
         self.format = format
+        self.readable = readable
         self.output = output
         switch format {
         case .table: try output.emit([title])
@@ -55,12 +59,12 @@ public struct HistoryPrinter {
     }
 
     private func line(for record: HistoryRecord) throws -> String {
-        let summary = try Self.summary(of: record)
+        let summary = try Self.summary(of: record, readable: format == .table ? readable : .standard)
         let reasons = record.reasons.joined(separator: ";")
         switch format {
         case .table:
             let rerun = record.seq > 0 ? ", rerun \(record.seq)" : ""
-            return "\(PlanChangeSummary.timelineDate(record.planDate)) — \(summary.event) — \(summary.details)"
+            return "\(PlanChangeSummary.timelineDate(record.planDate, format: readable)) — \(summary.event) — \(summary.details)"
                 + "  [\(record.reasons.joined(separator: ", "))\(rerun); run \(record.runID)]"
         case .csv:
             let fields: [String] = [
@@ -83,13 +87,14 @@ public struct HistoryPrinter {
     private func quoted(_ text: String) -> String { JSONValue.string(text).jsonString }
 
     /// The timeline wording of a record, from its stored diff.
-    static func summary(of record: HistoryRecord) throws -> PlanChangeSummary {
+    static func summary(of record: HistoryRecord, readable: ReadableFormat = .standard) throws -> PlanChangeSummary {
         let diff = try JSONValue(parsing: record.diffJSON)
         guard case .array(let entries) = diff else {
             throw HistoryError.unreadableDiff(userID: record.userID, planDate: record.planDate)
         }
-        return PlanChangeSummary(changes: entries.compactMap(FieldChange.init(json:)), calories: record.calories,
-                                 proteinG: record.proteinG, waterMl: record.waterMl)
+        return PlanChangeSummary(changes: entries.compactMap { FieldChange(json: $0, format: readable) },
+                                 calories: record.calories, proteinG: record.proteinG, waterMl: record.waterMl,
+                                 format: readable)
     }
 
     /// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).

@@ -115,6 +115,9 @@ public struct MetricsFile: Sendable {
                    })
         text.gauge("plan_regen_last_run_notifications", "Notifications the last run created.",
                    [([:], "\(counts.notifications)")])
+        text.gauge("plan_regen_last_run_unknown_unit_system",
+                   "Notifications of the last run whose user's unit_system was neither metric nor imperial (units from the locale).",
+                   [([:], "\(counts.unknownUnitSystems)")])
         text.gauge("plan_regen_last_run_skipped_partitions",
                    "User partitions other runs held, whose users the last run left to them.",
                    [([:], "\(summary.skippedPartitions.count)")])

@@ -15,12 +15,14 @@ public struct PlanChangeSummary: Hashable, Sendable {
     /// - Parameters:
     ///   - changes: the plan's diff (empty for a first plan).
     ///   - calories, proteinG, waterMl: the plan's targets, for a first plan's details.
-    public init(changes: [FieldChange], calories: Int, proteinG: Int, waterMl: Int) {
+    ///   - format: how numbers are written (`--locale`); the changes carry their own.
+    public init(changes: [FieldChange], calories: Int, proteinG: Int, waterMl: Int,
+                format: ReadableFormat = .standard) {
         let byPath = Dictionary(changes.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         guard !changes.isEmpty else {
             event = "Plan created"
-            details = "Target \(groupedThousands(calories)) cal, \(groupedThousands(proteinG)) g protein, "
-                + "\(groupedThousands(waterMl)) ml water"
+            details = "Target \(format.integer(calories)) cal, \(format.integer(proteinG)) g protein, "
+                + "\(format.integer(waterMl)) ml water"
             return
         }
         var parts: [String] = []
@@ -44,7 +46,7 @@ public struct PlanChangeSummary: Hashable, Sendable {
         } else {
             event = "Plan updated"
         }
-        if calorieChange == nil { parts.append("Target unchanged (\(groupedThousands(calories)) cal)") }
+        if calorieChange == nil { parts.append("Target unchanged (\(format.integer(calories)) cal)") }
         // Inputs people set (not the derived ones), flags and the rules version; phase and
         // projection fields follow from those and the date.
         let derived: Set<String> = ["inputs.weight_kg_reported", "inputs.weight_kg_basis", "inputs.settings_updated_at"]
@@ -55,9 +57,8 @@ public struct PlanChangeSummary: Hashable, Sendable {
         details = parts.joined(separator: " · ")
     }
 
-    /// `Oct 21, 2025`.
-    public static func timelineDate(_ date: LocalDate) -> String {
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        return "\(months[date.month - 1]) \(date.day), \(date.year)"
+    /// `Oct 21, 2025` (`21. Okt. 2025` with `--locale de-DE`).
+    public static func timelineDate(_ date: LocalDate, format: ReadableFormat = .standard) -> String {
+        format.timelineDate(date)
     }
 }

@@ -7,7 +7,9 @@ import PlanRules
 public struct PlanOutlook: Sendable {
     public var lines: [String]
 
-    public init(row: UserSettingsRow?, state: UserPlanState?, asOf: Instant, zones: ZoneDatabase) {
+    /// - Parameter format: how numbers and dates are written (`explain --locale`).
+    public init(row: UserSettingsRow?, state: UserPlanState?, asOf: Instant, zones: ZoneDatabase,
+                format: ReadableFormat = .standard) {
         guard let row else {
             lines = ["No user_settings row: nothing happens until the app writes one."]
             return
@@ -25,14 +27,14 @@ public struct PlanOutlook: Sendable {
         let now = evaluate(row: row, state: state, at: asOf, manualRerun: false, zones: zones)
         var following = (state: state, at: now.nextScheduledCheck)
         if Self.doesSomething(now) {
-            lines.append("Due now: a run at \(asOf.rfc3339) would act on the plan for \(now.planDate): "
-                         + Self.describe(now))
+            lines.append("Due now: a run at \(asOf.rfc3339) would act on the plan for \(format.date(now.planDate)): "
+                         + Self.describe(now, format))
             following = (now.newState, now.nextScheduledCheck)
         }
         if let at = following.at {
             let later = evaluate(row: row, state: following.state, at: at, manualRerun: false, zones: zones)
-            lines.append("Next scheduled check: \(at.rfc3339) (local midnight of \(later.planDate)): "
-                         + Self.describe(later))
+            lines.append("Next scheduled check: \(at.rfc3339) (local midnight of \(format.date(later.planDate))): "
+                         + Self.describe(later, format))
         } else if !Self.doesSomething(now) {
             lines.append("Nothing is scheduled: the plan changes only when the settings are written again.")
         }
@@ -48,13 +50,14 @@ public struct PlanOutlook: Sendable {
         !evaluation.reasons.isEmpty || !evaluation.rejections.isEmpty || evaluation.recordedIncomplete
     }
 
-    private static func describe(_ evaluation: Evaluation) -> String {
+    private static func describe(_ evaluation: Evaluation, _ format: ReadableFormat) -> String {
         var parts: [String] = []
         let reasons = evaluation.reasons.map(\.rawValue).joined(separator: ", ")
         if let history = evaluation.history {
             let targets = history.snapshot.targets
-            let summary = PlanChangeSummary(changes: history.diff.map(FieldChange.init), calories: targets.calories,
-                                            proteinG: targets.proteinG, waterMl: targets.waterMl)
+            let summary = PlanChangeSummary(changes: history.diff.map { FieldChange($0, format: format) },
+                                            calories: targets.calories, proteinG: targets.proteinG,
+                                            waterMl: targets.waterMl, format: format)
             parts.append("\(reasons) → \(summary.event) — \(summary.details)")
             parts.append(evaluation.notification.map { "notification \($0.type.rawValue)" } ?? "no notification")
         } else if !evaluation.reasons.isEmpty {

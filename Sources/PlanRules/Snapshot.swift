@@ -196,12 +196,18 @@ public struct UserSettingsRow: Hashable, Sendable {
     /// nil for NULL (older than any instant). The store maps `-infinity` to
     /// `Instant.distantPast` and `infinity` to `Instant.distantFuture`.
     public var updatedAt: Instant?
+    /// Section 7.1's optional presentation columns (nil when NULL or when the table has
+    /// no such column): the notification's language, number format and units. Not plan
+    /// inputs: never in the snapshot.
+    public var locale: String?
+    public var unitSystem: String?
 
     public init(userID: Int64, dateOfBirth: String? = nil, gender: String? = nil, heightCm: String? = nil,
                 currentWeightKg: String? = nil, targetWeightKg: String? = nil, primaryGoal: String? = nil,
                 targetDate: String? = nil, activityLevel: String? = nil, dietaryPreferences: [String?]? = nil,
                 allergies: [String?]? = nil, mealsPerDay: Int? = nil, timezone: String? = nil,
-                onboardingCompleted: Bool? = nil, updatedAt: Instant? = nil) {
+                onboardingCompleted: Bool? = nil, updatedAt: Instant? = nil, locale: String? = nil,
+                unitSystem: String? = nil) {
         self.userID = userID
         self.dateOfBirth = dateOfBirth
         self.gender = gender
@@ -217,6 +223,8 @@ public struct UserSettingsRow: Hashable, Sendable {
         self.timezone = timezone
         self.onboardingCompleted = onboardingCompleted
         self.updatedAt = updatedAt
+        self.locale = locale
+        self.unitSystem = unitSystem
     }
 }
 

@@ -60,5 +60,28 @@ public enum DemoUsers {
             """,
             [firstUserID, count, writtenBefore.postgresText, zones],
             purpose: "inserting \(count) demo users")
+        try setPresentation(firstUserID: firstUserID, count: count, into: connection)
+    }
+
+    /// Where the table has section 7.1's optional columns: half the users get a locale
+    /// (each supported one, plus de-AT and en-GB for the fallbacks), and of those some an
+    /// explicit unit system (both, and a value that is neither). The other half keep
+    /// today's English lines.
+    static func setPresentation(firstUserID: Int64, count: Int, into connection: PostgresConnection) throws {
+        let columns = try connection.query(
+            """
+            SELECT count(*) FROM pg_attribute WHERE attrelid = 'user_settings'::regclass
+              AND attname IN ('locale', 'unit_system') AND NOT attisdropped
+            """, purpose: "looking for the locale and unit_system columns").singleRow().int(0)
+        guard columns == 2 else { return }
+        try connection.execute(
+            """
+            UPDATE user_settings SET
+                locale = (ARRAY['de-DE', 'es-ES', 'fr-FR', 'en-US', 'de_at', 'en-GB'])[1 + user_id % 12],
+                unit_system = CASE WHEN user_id % 211 = 7 THEN 'stones'
+                                   ELSE (ARRAY[NULL, 'metric', 'imperial', 'Imperial'])[1 + (user_id / 12) % 4] END
+            WHERE user_id BETWEEN $1 AND $1 + $2 - 1 AND user_id % 12 < 6
+            """,
+            [firstUserID, count], purpose: "giving demo users locales and unit systems")
     }
 }

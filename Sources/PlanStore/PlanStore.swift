@@ -12,6 +12,9 @@ public final class PlanStore {
     public let connection: PostgresConnection
     /// Months (year × 12 + month) whose plan_history partition this store made sure of.
     var historyPartitionMonths: Set<Int> = []
+    /// Whether `user_settings` has the optional `locale` and `unit_system` columns
+    /// (UserLoading.swift), once asked.
+    var optionalSettingsColumns: (locale: Bool, unitSystem: Bool)?
 
     /// What a command does with the database.
     public enum Access: Sendable {

@@ -11,6 +11,8 @@ public struct RunCounts: Sendable, Equatable {
     public var rejected = 0
     public var notifications = 0
     public var unknownUsers = 0
+    /// Notifications of users whose `unit_system` was neither metric nor imperial.
+    public var unknownUnitSystems = 0
     /// Regenerated users per due reason (`settings_changed`, `phase_switch`, …): a user
     /// counts once under each reason that held. For the metrics file.
     public var usersByReason: [String: Int] = [:]
@@ -30,6 +32,7 @@ public struct RunCounts: Sendable, Equatable {
         lhs.rejected += rhs.rejected
         lhs.notifications += rhs.notifications
         lhs.unknownUsers += rhs.unknownUsers
+        lhs.unknownUnitSystems += rhs.unknownUnitSystems
         lhs.usersByReason.merge(rhs.usersByReason, uniquingKeysWith: +)
         lhs.rejectionsByField.merge(rhs.rejectionsByField, uniquingKeysWith: +)
         lhs.lateness += rhs.lateness

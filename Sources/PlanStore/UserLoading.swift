@@ -30,6 +30,7 @@ extension PlanStore {
     public func loadUsers(_ userIDs: [Int64]) throws -> [LoadedUser] {
         var users: [LoadedUser] = []
         users.reserveCapacity(userIDs.count)
+        let presentation = try presentationColumns()
         let rows = try connection.query(
             """
             SELECT u.user_id, s.user_id IS NOT NULL,
@@ -41,7 +42,9 @@ extension PlanStore {
                    p.user_id IS NOT NULL, h.snapshot::text, p.history_rows_on_plan_date,
                    p.last_evaluated_date::text, \(microseconds("p.seen_updated_at")),
                    \(microseconds("p.judged_updated_at")), p.judged_rules_version,
-                   \(microseconds("p.next_check_at")), p.rules_version
+                   \(microseconds("p.next_check_at")), p.rules_version,
+                   \(presentation.locale ? "s.locale::text" : "NULL::text"),
+                   \(presentation.unitSystem ? "s.unit_system::text" : "NULL::text")
             FROM unnest($1::bigint[]) WITH ORDINALITY AS u(user_id, position)
             LEFT JOIN LATERAL (SELECT * FROM user_settings WHERE user_id = u.user_id LIMIT 1) s ON true
             LEFT JOIN LATERAL (SELECT * FROM plan_state WHERE user_id = u.user_id LIMIT 1) p ON true
@@ -56,6 +59,23 @@ extension PlanStore {
             users.append(try loadedUser(from: row))
         }
         return users
+    }
+
+    /// Which of section 7.1's optional columns `user_settings` has (`locale`,
+    /// `unit_system`): the app may not have added them. Asked once per store; the load
+    /// query names only the columns that exist (column names are constants, never data).
+    func presentationColumns() throws -> (locale: Bool, unitSystem: Bool) {
+        if let known = optionalSettingsColumns { return known }
+        let names = try connection.query(
+            """
+            SELECT attname::text FROM pg_attribute
+            WHERE attrelid = 'user_settings'::regclass AND attname IN ('locale', 'unit_system')
+              AND attnum > 0 AND NOT attisdropped
+            """, purpose: "looking for the optional locale and unit_system columns of user_settings"
+        ).map { try $0.string(0) }
+        let known = (locale: names.contains("locale"), unitSystem: names.contains("unit_system"))
+        optionalSettingsColumns = known
+        return known
     }
 
     /// One row of `loadUsers`' query.
@@ -74,7 +94,8 @@ extension PlanStore {
                 mealsPerDay: try r.isNull(12) ? nil : r.int(12),
                 timezone: try r.optionalString(13),
                 onboardingCompleted: try r.isNull(14) ? nil : r.bool(14),
-                updatedAt: try instant(r, 15))
+                updatedAt: try instant(r, 15),
+                locale: try r.optionalString(25), unitSystem: try r.optionalString(26))
         }
         if try r.bool(16) {
             var state = UserPlanState()

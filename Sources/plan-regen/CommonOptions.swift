@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Operations
+import PlanRules
 import PlanStore
 import Postgres
 
@@ -51,6 +52,12 @@ struct ConnectionOptions: ParsableArguments {
 let standardError = ConsoleOutput()
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// `--locale de-DE`: numbers and dates of `history` and `explain` text in that locale.
+extension ReadableFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(identifier: argument) }
+    public var defaultValueDescription: String { "en-US" }
+}
 extension LogFormat: ExpressibleByArgument {}
 
 /// Prints `error` as one line on stderr and returns the exit code for it: every

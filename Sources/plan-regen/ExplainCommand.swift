@@ -29,6 +29,9 @@ struct ExplainCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Look ahead from this RFC 3339 instant instead of now.", valueName: "instant"))
     var asOf: String?
 
+    @Option(help: ArgumentHelp("Numbers and dates in this locale (BCP 47, e.g. de-DE).", valueName: "locale"))
+    var locale: ReadableFormat = .standard
+
     func validate() throws {
         if let asOf, Instant(rfc3339: asOf) == nil {
             throw ValidationError("--as-of: '\(asOf)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
@@ -54,12 +57,13 @@ struct ExplainCommand: ParsableCommand {
                                     + "(\(latest.reasons.joined(separator: ", ")))")
                 }
                 sections.append("")
-                sections.append(PlanExplanation(snapshot: plan).render())
+                sections.append(PlanExplanation(snapshot: plan, format: locale).render())
             } else {
                 sections.append("No plan yet.\n")
             }
             let asOfInstant = asOf.flatMap { Instant(rfc3339: $0) } ?? wallClockNow()
-            sections.append(PlanOutlook(row: user.row, state: user.state, asOf: asOfInstant, zones: zones).render())
+            sections.append(PlanOutlook(row: user.row, state: user.state, asOf: asOfInstant, zones: zones,
+                                        format: locale).render())
             text = sections.joined(separator: "\n")
         } catch let exit as ExitCode {
             throw exit

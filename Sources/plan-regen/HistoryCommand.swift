@@ -38,6 +38,11 @@ struct HistoryCommand: ParsableCommand {
     @Option(help: ArgumentHelp("table, csv or json.", valueName: "format"))
     var format: HistoryFormat = .table
 
+    @Option(help: ArgumentHelp(
+        "Numbers and dates of the table in this locale (BCP 47, e.g. de-DE); CSV and JSON never change.",
+        valueName: "locale"))
+    var locale: ReadableFormat = .standard
+
     func validate() throws {
         for (name, value) in [("--from", from), ("--to", to)] {
             if let value, LocalDate(iso8601: value) == nil {
@@ -58,7 +63,7 @@ struct HistoryCommand: ParsableCommand {
                                      to: to.flatMap { LocalDate(iso8601: $0) })
             let who = userID.map { "user \($0)" } ?? "all users"
             var printer = try HistoryPrinter(format: format, output: .standardOutput(),
-                                             title: "Plan updates for \(who), newest first")
+                                             title: "Plan updates for \(who), newest first", readable: locale)
             try store.forEachHistoryRecord(in: range) { try printer.add($0) }
             try printer.finish(emptyMessage: "No written plans for \(who)\(rangeText).")
         } catch {

@@ -21,6 +21,47 @@ import Testing
         }
     }
 
+    /// `--locale` changes the numbers and dates of the text (timeline, explain), never CSV
+    /// or JSON; the default is today's en-US text.
+    @Test func localeChangesTheTextNumbersAndDatesButNotCSVOrJSON() throws {
+        try withTwoRuns { url, connection, folder in
+            let user = try connection.query(
+                """
+                SELECT user_id FROM plan_history GROUP BY user_id
+                HAVING count(*) = 2 AND min((snapshot->'targets'->>'calories')::int) >= 1000
+                ORDER BY user_id LIMIT 1
+                """, purpose: "test").singleRow().int64(0)
+            let calories = try connection.query(
+                "SELECT (snapshot->'targets'->>'calories')::int FROM plan_history WHERE user_id = $1 ORDER BY plan_date",
+                [user], purpose: "test").map { try $0.int(0) }
+            func run(_ arguments: [String]) throws -> String {
+                let result = try PlanRegenProcess.run(arguments, databaseURL: url, folder: folder)
+                #expect(result.exitCode == 0, "\(result.stderr)")
+                return result.stdout
+            }
+            let english = try run(["history", "--user", "\(user)"])
+            #expect(try run(["history", "--user", "\(user)", "--locale", "en-US"]) == english)
+            let timeline = lines(try run(["history", "--user", "\(user)", "--locale", "de_de"]))
+            func german(_ value: Int) -> String {
+                let rest = String(value % 1000)
+                return "\(value / 1000)." + String(repeating: "0", count: 3 - rest.count) + rest
+            }
+            let first = german(calories[0])
+            #expect(timeline[2].contains(" 2026 — Plan created — Target \(first) cal"), "\(timeline)")
+            #expect(timeline[2].range(of: #"^\d{1,2}\. [A-Za-zä]+\.? 2026"#, options: .regularExpression) != nil,
+                    "\(timeline[2])")
+            for format in ["csv", "json"] {
+                #expect(try run(["history", "--user", "\(user)", "--format", format, "--locale", "fr-FR"])
+                        == run(["history", "--user", "\(user)", "--format", format]))
+            }
+            let explained = try run(["explain", "--user", "\(user)", "--as-of", switchRunAt, "--locale", "de-DE"])
+            #expect(explained.contains(".03.2026 (rules "), "\(explained)")
+            #expect(explained.contains(german(calories[1])), "\(explained)")
+            #expect(try run(["explain", "--user", "\(user)", "--as-of", switchRunAt])
+                    .contains("-03-"), "the default keeps ISO dates")
+        }
+    }
+
     @Test func theTimelineShowsEachWrittenPlanOfTheUserNewestFirst() throws {
         try withTwoRuns { url, connection, folder in
             let user = try connection.query(

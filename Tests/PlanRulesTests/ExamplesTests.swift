@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import PlanRules
 
-/// Every worked example of `shared/spec/examples.jsonl`: judge the row at the plan date,
-/// compute the plan with the example's previous snapshot, and compare every field of the
-/// expected snapshot. The expected values are the spec's, not this code's.
+/// Every worked example of the rule book (`Fixtures/examples.jsonl`, docs/plan-rules.md
+/// section 8): judge the row at the plan date, compute the plan with the example's
+/// previous snapshot, and compare every field of the expected snapshot. The expected
+/// values are the spec's, not this code's.
 struct ExamplesTests {
     static let examples: [Example] = (try? Example.loadAll()) ?? []
     static let zones = try? ZoneDatabase.loadSystem()

@@ -117,7 +117,7 @@ import Testing
         let directory = try temporaryZoneDirectory(tzdataZi: "Z Test/Corrupt 0 - X\n")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let berlin = try #require(FileManager.default.contents(atPath: "/usr/share/zoneinfo/Europe/Berlin"))
-        FileManager.default.createFile(atPath: directory + "/Test/Corrupt", contents: berlin.prefix(100))
+        try Data(berlin.prefix(100)).write(to: URL(fileURLWithPath: directory + "/Test/Corrupt"))
         let zones = try ZoneDatabase.loadSystem(path: directory + "/tzdata.zi")
         #expect(zones.zone(named: "Test/Corrupt") == nil)
         let error = #expect(throws: ZoneDatabaseError.self) { try zones.loadZoneFile("Test/Corrupt") }

@@ -5,9 +5,12 @@ struct PlanDerivation {
     let plan: Snapshot
     let inputs: Snapshot.Inputs
     let targets: PlanTargets
+    /// How numbers and dates are written (`explain --locale`).
+    let format: ReadableFormat
 
-    init(_ plan: Snapshot) {
+    init(_ plan: Snapshot, format: ReadableFormat = .standard) {
         self.plan = plan
+        self.format = format
         inputs = plan.inputs
         targets = PlanTargets(weightBasisTenthsKg: inputs.weightBasisTenthsKg, heightTenthsCm: inputs.heightTenthsCm,
                               age: inputs.age, gender: inputs.gender, activityLevel: inputs.activityLevel,
@@ -30,7 +33,7 @@ struct PlanDerivation {
 
     var age: PlanExplanation.Step {
         .init(name: "Age", rule: "whole years completed on the plan date",
-              calculation: "born \(inputs.dateOfBirth), on \(plan.planDate): \(inputs.age) years")
+              calculation: "born \(format.date(inputs.dateOfBirth)), on \(format.date(plan.planDate)): \(inputs.age) years")
     }
 
     var basisWeight: PlanExplanation.Step {
@@ -55,10 +58,10 @@ struct PlanDerivation {
     }
 
     var tdee: PlanExplanation.Step {
-        let multiplier = exactDecimal(inputs.activityLevel.multiplierTimes40, over: 40)
+        let multiplier = exactDecimal(inputs.activityLevel.multiplierTimes40, over: 40, format: format)
         return .init(name: "TDEE",
                      rule: "unrounded BMR × \(multiplier) (\(words(inputs.activityLevel.rawValue)))",
-                     calculation: "TDEE = \(exactDecimal(targets.bmr.times80, over: 80)) × \(multiplier) = "
+                     calculation: "TDEE = \(exactDecimal(targets.bmr.times80, over: 80, format: format)) × \(multiplier) = "
                         + rounded(targets.tdee.times3200, over: 3200, unit: "kcal"))
     }
 
@@ -67,20 +70,20 @@ struct PlanDerivation {
         let goal = words(inputs.primaryGoal.rawValue)
         var rule = "TDEE \(adjustmentWords(calorie.adjustment)) (\(goal)"
         if inputs.primaryGoal == .loseWeight { rule += ", \(targets.phase.rawValue) phase" }
-        rule += "), never below \(groupedThousands(calorie.floor)) (\(inputs.gender.rawValue))"
-        let tdee = groupedThousands(targets.tdee.rounded)
+        rule += "), never below \(format.integer(calorie.floor)) (\(inputs.gender.rawValue))"
+        let tdee = format.integer(targets.tdee.rounded)
         let sum = calorie.adjustment == 0
             ? tdee
             : "\(tdee) \(calorie.adjustment < 0 ? minusSign : "+") \(abs(calorie.adjustment)) = "
-                + groupedThousands(targets.tdee.rounded + calorie.adjustment)
+                + format.integer(targets.tdee.rounded + calorie.adjustment)
         let calculation = calorie.floorApplied
-            ? "Calories = \(sum), raised to the floor: \(groupedThousands(calorie.calories)) kcal"
+            ? "Calories = \(sum), raised to the floor: \(format.integer(calorie.calories)) kcal"
             : "Calories = \(sum) kcal"
         return .init(name: "Calories", rule: rule, calculation: calculation)
     }
 
     var protein: PlanExplanation.Step {
-        let ratio = fixedPoint(inputs.primaryGoal.proteinRatioTimes10, decimals: 1)
+        let ratio = format.fixedPoint(inputs.primaryGoal.proteinRatioTimes10, decimals: 1)
         return .init(name: "Protein", rule: "weight × \(ratio) g/kg (\(words(inputs.primaryGoal.rawValue)))",
                      calculation: "Protein = \(kg(inputs.weightBasisTenthsKg)) × \(ratio) = "
                         + rounded(inputs.weightBasisTenthsKg * inputs.primaryGoal.proteinRatioTimes10, over: 100, unit: "g"))
@@ -92,11 +95,11 @@ struct PlanDerivation {
         let rule = "weight × 1.0 g/kg; lowered so carbs are not negative, never below weight × 0.5"
         let macros = targets.macros
         guard macros.fatLowered else { return .init(name: "Fat", rule: rule, calculation: full) }
-        let room = "\(groupedThousands(targets.calories.calories)) \(minusSign) 4 × \(macros.proteinG)"
+        let room = "\(format.integer(targets.calories.calories)) \(minusSign) 4 × \(macros.proteinG)"
         if macros.macroOverflow {
             let fitting = floorDivision(targets.calories.calories - 4 * macros.proteinG, by: 9)
             return .init(name: "Fat", rule: rule,
-                         calculation: full + " leaves no room for carbs; ⌊(\(room)) / 9⌋ = \(groupedThousands(fitting)) g"
+                         calculation: full + " leaves no room for carbs; ⌊(\(room)) / 9⌋ = \(format.integer(fitting)) g"
                             + " is below the minimum \(kg(weight)) × 0.5 = \(macros.fatG) g, so fat is \(macros.fatG) g (macro overflow)")
         }
         return .init(name: "Fat", rule: rule,
@@ -111,7 +114,7 @@ struct PlanDerivation {
         }
         let rest = targets.calories.calories - 4 * macros.proteinG - 9 * macros.fatG
         return .init(name: "Carbs", rule: rule,
-                     calculation: "Carbs = (\(groupedThousands(targets.calories.calories)) \(minusSign) 4 × \(macros.proteinG)"
+                     calculation: "Carbs = (\(format.integer(targets.calories.calories)) \(minusSign) 4 × \(macros.proteinG)"
                         + " \(minusSign) 9 × \(macros.fatG)) / 4 = \(rounded(rest, over: 4, unit: "g"))")
     }
 
@@ -132,8 +135,8 @@ struct PlanDerivation {
         }
         let n = plan.planDate.days(since: start)
         return .init(name: "MATADOR phase", rule: rule,
-                     calculation: "cycle started \(start); day \(n) is \(plan.phase.phase.rawValue) day \(day + 1) of 14;"
-                        + " next switch \(next)")
+                     calculation: "cycle started \(format.date(start)); day \(n) is \(plan.phase.phase.rawValue) day \(day + 1) of 14;"
+                        + " next switch \(format.date(next))")
     }
 
     var projection: PlanExplanation.Step {
@@ -155,12 +158,12 @@ struct PlanDerivation {
                             + " or no energy gap (weekly rate 0 kg)")
         }
         let perWeek = inputs.primaryGoal == .loseWeight ? 2200 : 1100
-        let rate = "weekly rate = \(groupedThousands(p.energyGap)) / \(groupedThousands(perWeek))"
-            + " = \(fixedPoint(p.weeklyRateThousandthsKg, decimals: 3)) kg"
-        let weeks = "⌈\(kg(p.remainingTenthsKg)) × \(groupedThousands(perWeek)) / \(groupedThousands(p.energyGap))⌉"
+        let rate = "weekly rate = \(format.integer(p.energyGap)) / \(format.integer(perWeek))"
+            + " = \(format.fixedPoint(p.weeklyRateThousandthsKg, decimals: 3)) kg"
+        let weeks = "⌈\(kg(p.remainingTenthsKg)) × \(format.integer(perWeek)) / \(format.integer(p.energyGap))⌉"
         if let estimated = plan.projection.estimatedWeeks, let date = plan.projection.projectedDate {
             return .init(name: "Projection", rule: rule,
-                         calculation: "\(rate); \(weeks) = \(estimated) weeks, reached about \(date)")
+                         calculation: "\(rate); \(weeks) = \(estimated) weeks, reached about \(format.date(date))")
         }
         return .init(name: "Projection", rule: rule, calculation: "\(rate); \(weeks) is more than 520 weeks: not shown")
     }
@@ -171,13 +174,13 @@ struct PlanDerivation {
             return .init(name: "Target date", rule: rule, calculation: "no target date")
         }
         if plan.flags.contains(.targetDatePassed) {
-            return .init(name: "Target date", rule: rule, calculation: "\(date) has passed; it is ignored")
+            return .init(name: "Target date", rule: rule, calculation: "\(format.date(date)) has passed; it is ignored")
         }
         if let recommended = plan.projection.recommendedTargetDate {
             return .init(name: "Target date", rule: rule,
-                         calculation: "\(date) is too soon; a safe pace reaches the target by \(recommended)")
+                         calculation: "\(format.date(date)) is too soon; a safe pace reaches the target by \(format.date(recommended))")
         }
-        return .init(name: "Target date", rule: rule, calculation: "\(date) allows a safe pace")
+        return .init(name: "Target date", rule: rule, calculation: "\(format.date(date)) allows a safe pace")
     }
 
     var flags: PlanExplanation.Step {
@@ -187,15 +190,15 @@ struct PlanDerivation {
 
     // MARK: Formatting
 
-    private func kg(_ tenths: Int) -> String { exactDecimal(tenths, over: 10) + " kg" }
-    private func cm(_ tenths: Int) -> String { exactDecimal(tenths, over: 10) + " cm" }
+    private func kg(_ tenths: Int) -> String { exactDecimal(tenths, over: 10, format: format) + " kg" }
+    private func cm(_ tenths: Int) -> String { exactDecimal(tenths, over: 10, format: format) + " cm" }
     private func words(_ rawValue: String) -> String { rawValue.replacingUnderscores() }
 
     /// "1,777.5 kcal, rounded to 1,778 kcal", or "2,870 ml" when already whole.
     private func rounded(_ numerator: Int, over denominator: Int, unit: String) -> String {
-        let whole = groupedThousands(roundHalfAwayFromZero(numerator, over: denominator))
+        let whole = format.integer(roundHalfAwayFromZero(numerator, over: denominator))
         guard numerator % denominator != 0 else { return "\(whole) \(unit)" }
-        return "\(exactDecimal(numerator, over: denominator)) \(unit), rounded to \(whole) \(unit)"
+        return "\(exactDecimal(numerator, over: denominator, format: format)) \(unit), rounded to \(whole) \(unit)"
     }
 
     private func adjustmentWords(_ adjustment: Int) -> String {

@@ -24,17 +24,20 @@ public struct PlanExplanation: Hashable, Sendable {
     public var planDate: LocalDate
     public var rulesVersion: String
     public var steps: [Step]
+    let format: ReadableFormat
 
-    public init(snapshot plan: Snapshot) {
+    /// - Parameter format: how numbers and dates are written (`explain --locale`).
+    public init(snapshot plan: Snapshot, format: ReadableFormat = .standard) {
         planDate = plan.planDate
         rulesVersion = plan.rulesVersion
-        let derivation = PlanDerivation(plan)
+        self.format = format
+        let derivation = PlanDerivation(plan, format: format)
         steps = derivation.steps
     }
 
     /// Plain text for a terminal: a heading, then each step's rule and calculation.
     public func render() -> String {
-        var lines = ["Plan for \(planDate) (rules \(rulesVersion))"]
+        var lines = ["Plan for \(format.date(planDate)) (rules \(rulesVersion))"]
         for step in steps {
             lines.append("")
             lines.append("\(step.name): \(step.rule)")

@@ -13,8 +13,11 @@
 ///     same plan date (0 for a scheduled plan).
 ///   - createdAt: the run's instant.
 ///   - zone: the zone of `next.inputs.timezone`, for the 08:00 local `deliver_after`.
+///   - presentation: the user's language, number format and units (section 7.1), from
+///     the live row when the notification is made.
 public func planNotification(userID: Int64, previous: Snapshot?, next: Snapshot, sequence: Int,
-                             createdAt: Instant, zone: Zone) -> PlanNotification? {
+                             createdAt: Instant, zone: Zone,
+                             presentation: NotificationPresentation = .unlocalized) -> PlanNotification? {
     let type: NotificationType
     let data: NotificationData
     if let previous {
@@ -34,13 +37,15 @@ public func planNotification(userID: Int64, previous: Snapshot?, next: Snapshot,
         data = .planCreated(calories: next.targets.calories, proteinG: next.targets.proteinG,
                             waterMl: next.targets.waterMl)
     }
-    let copy = NotificationCopy(type: type, previous: previous, next: next)
+    let copy = NotificationCopy(type: type, previous: previous, next: next, presentation: presentation)
     let eightAM = zone.localWallTime(next.planDate, secondsIntoDay: 8 * 3600)
     return PlanNotification(
         id: "\(userID):\(next.planDate):\(type.rawValue):\(sequence)",
         type: type, userID: userID, planDate: next.planDate, timezone: next.inputs.timezone,
         title: copy.title, body: copy.body, data: data,
-        createdAt: createdAt, deliverAfter: max(eightAM, createdAt))
+        createdAt: createdAt, deliverAfter: max(eightAM, createdAt),
+        locale: presentation.localeField, units: presentation.localeField == nil ? nil : presentation.units.rawValue,
+        unknownUnitSystem: presentation.unknownUnitSystem)
 }
 
 /// `calories`, `protein_g`, `water_ml` and `phase` where they differ, in that order.

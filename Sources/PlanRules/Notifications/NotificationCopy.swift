@@ -1,48 +1,47 @@
-/// The title and body people read (plan-rules.md section 7's example copy): thousands
-/// separators, changes signed with U+2212 MINUS SIGN, units after each value.
+/// The title and body people read (plan-rules.md section 7, and 7.1 for the user's
+/// language, number format and units): the templates of the user's copy locale
+/// (`Copy/CopyTable+*.swift`) filled with the plan's numbers. Changes are signed with `+`
+/// or U+2212 MINUS SIGN; values carry their units.
 struct NotificationCopy {
     let title: String
     let body: String
 
-    init(type: NotificationType, previous: Snapshot?, next: Snapshot) {
+    init(type: NotificationType, previous: Snapshot?, next: Snapshot,
+         presentation: NotificationPresentation = .unlocalized) {
+        let copy = LocalizedCopy(presentation)
         let after = next.targets
         switch type {
         case .planCreated:
-            title = "Your plan is ready"
-            body = "Your personalized plan is ready: \(groupedThousands(after.calories)) cal, "
-                + "\(groupedThousands(after.proteinG)) g protein, \(groupedThousands(after.waterMl)) ml water a day."
+            title = copy.text(.planCreatedTitle)
+            body = copy.text(.planCreatedBody, [
+                "calories": copy.number(after.calories), "protein": copy.grams(after.proteinG),
+                "water": copy.water(after.waterMl),
+            ])
         case .phaseSwitch where next.phase.phase == .maintenance:
-            title = "Maintenance phase"
+            title = copy.text(.toMaintenanceTitle)
             // When the calorie floor kept the deficit calories at maintenance level, nothing
             // increases; the copy then just names the phase.
-            if let before = previous?.targets.calories, after.calories > before {
-                body = "Your calories are increasing to \(groupedThousands(after.calories)) today! 🎉"
-            } else {
-                body = "Your maintenance phase starts today: \(groupedThousands(after.calories)) cal."
-            }
+            let increases = previous.map { after.calories > $0.targets.calories } ?? false
+            body = copy.text(increases ? .toMaintenanceBody : .toMaintenanceAtFloorBody,
+                             ["calories": copy.number(after.calories)])
         case .phaseSwitch:
-            title = "Deficit phase"
-            body = "Your deficit phase starts today: \(groupedThousands(after.calories)) cal."
+            title = copy.text(.toDeficitTitle)
+            body = copy.text(.toDeficitBody, ["calories": copy.number(after.calories)])
         case .targetsUpdated:
-            title = "Your plan was updated"
+            title = copy.text(.targetsUpdatedTitle)
             var parts: [String] = []
             if let before = previous?.targets {
                 if before.calories != after.calories {
-                    parts.append("Calories " + Self.change(before.calories, after.calories, unit: ""))
+                    parts.append(copy.change(.caloriesChange, before: before.calories, after: after.calories))
                 }
                 if before.proteinG != after.proteinG {
-                    parts.append("Protein " + Self.change(before.proteinG, after.proteinG, unit: " g"))
+                    parts.append(copy.change(.proteinChange, before: before.proteinG, after: after.proteinG))
                 }
                 if before.waterMl != after.waterMl {
-                    parts.append("Water " + Self.change(before.waterMl, after.waterMl, unit: " ml"))
+                    parts.append(copy.change(.waterChange, before: before.waterMl, after: after.waterMl))
                 }
             }
-            body = "Your new targets start today: " + parts.joined(separator: ", ") + "."
+            body = copy.text(.targetsUpdatedBody, ["changes": parts.joined(separator: copy.text(.listSeparator))])
         }
-    }
-
-    /// `2,870 ml → 2,832 ml (−38 ml)`.
-    private static func change(_ before: Int, _ after: Int, unit: String) -> String {
-        "\(groupedThousands(before))\(unit) → \(groupedThousands(after))\(unit) (\(signed(after - before))\(unit))"
     }
 }

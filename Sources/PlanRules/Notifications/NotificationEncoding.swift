@@ -17,6 +17,10 @@ extension PlanNotification {
         writer.raw(",\"created_at\":"); writer.instant(createdAt)
         writer.raw(",\"deliver_after\":"); writer.instant(deliverAfter)
         writer.raw(",\"schema_version\":"); writer.int(schemaVersion)
+        if let locale, let units {
+            writer.raw(",\"locale\":"); writer.string(locale)
+            writer.raw(",\"units\":"); writer.string(units)
+        }
         writer.raw("}")
         return writer.bytes
     }

@@ -19,10 +19,18 @@ public struct PlanNotification: Hashable, Sendable {
     /// midnight is not sent at midnight.
     public var deliverAfter: Instant
     public var schemaVersion: Int
+    /// Section 7.1: the copy locale used (`de-DE`) and the units (`metric`, `imperial`);
+    /// both nil, and absent from the line, for a user without a locale.
+    public var locale: String?
+    public var units: String?
+    /// The row's `unit_system` when it was neither metric nor imperial (it counted as
+    /// NULL): the run logs a warning and counts it. Not part of the line.
+    public var unknownUnitSystem: String?
 
     public init(id: String, type: NotificationType, userID: Int64, planDate: LocalDate, timezone: String,
                 title: String, body: String, data: NotificationData, createdAt: Instant, deliverAfter: Instant,
-                schemaVersion: Int = PlanNotification.schemaVersion) {
+                schemaVersion: Int = PlanNotification.schemaVersion, locale: String? = nil, units: String? = nil,
+                unknownUnitSystem: String? = nil) {
         self.id = id
         self.type = type
         self.userID = userID
@@ -34,6 +42,9 @@ public struct PlanNotification: Hashable, Sendable {
         self.createdAt = createdAt
         self.deliverAfter = deliverAfter
         self.schemaVersion = schemaVersion
+        self.locale = locale
+        self.units = units
+        self.unknownUnitSystem = unknownUnitSystem
     }
 
     /// The `schema_version` of the JSON lines this code writes.

@@ -163,7 +163,9 @@ private struct UserDecision {
         let earlierRows = current?.planDate == planDate ? state.historyRowsOnCurrentPlanDate : 0
         history = HistoryEntry(snapshot: plan, previous: current)
         notification = planNotification(userID: row.userID, previous: current, next: plan, sequence: earlierRows,
-                                        createdAt: now, zone: zones.zone(named: plan.inputs.timezone) ?? zone)
+                                        createdAt: now, zone: zones.zone(named: plan.inputs.timezone) ?? zone,
+                                        presentation: NotificationPresentation(locale: row.locale,
+                                                                               unitSystem: row.unitSystem))
         state.currentPlan = plan
         state.historyRowsOnCurrentPlanDate = earlierRows + 1
     }

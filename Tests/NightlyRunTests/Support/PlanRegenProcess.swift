@@ -21,8 +21,9 @@ struct PlanRegenProcess {
         let name = UUID().uuidString
         stdoutPath = outputDirectory + "/\(name).stdout"
         stderrPath = outputDirectory + "/\(name).stderr"
-        FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        // Empty files first: FileHandle(forWritingTo:) opens only an existing file.
+        try Data().write(to: URL(fileURLWithPath: stdoutPath))
+        try Data().write(to: URL(fileURLWithPath: stderrPath))
         process.executableURL = try Self.binary()
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment

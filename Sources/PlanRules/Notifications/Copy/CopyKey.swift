@@ -1,0 +1,47 @@
+/// The strings of the notification copy (plan-rules.md sections 7 and 7.1), one table per
+/// locale (`CopyTable+enUS.swift`, `+deDE`, `+esES`, `+frFR`), each entry a template with
+/// named placeholders in braces, like the app's `Localizable.strings`:
+///
+/// - `{calories}` a number of calories; `{protein}`, `{water}` a number with its unit
+///   (`unit.*` entries);
+/// - `{changes}` the changed targets (`targets_updated.*` entries) joined by `list.separator`;
+/// - `{before}`, `{after}`, `{delta}` one change (the delta signed: `+`, or U+2212 for −);
+/// - `{value}` a number, in a `unit.*` entry.
+///
+/// The en-US table is section 7's English copy, word for word: a user without a locale
+/// gets exactly today's lines (`CopyTests` holds them to it).
+public enum CopyKey: String, CaseIterable, Sendable {
+    case planCreatedTitle = "plan_created.title"
+    case planCreatedBody = "plan_created.body"
+    case toMaintenanceTitle = "phase_switch.to_maintenance.title"
+    /// Calories go up with the maintenance phase.
+    case toMaintenanceBody = "phase_switch.to_maintenance.body"
+    /// The calorie floor kept the deficit calories at maintenance level: nothing increases.
+    case toMaintenanceAtFloorBody = "phase_switch.to_maintenance.at_floor.body"
+    case toDeficitTitle = "phase_switch.to_deficit.title"
+    case toDeficitBody = "phase_switch.to_deficit.body"
+    case targetsUpdatedTitle = "targets_updated.title"
+    case targetsUpdatedBody = "targets_updated.body"
+    case caloriesChange = "targets_updated.calories"
+    case proteinChange = "targets_updated.protein"
+    case waterChange = "targets_updated.water"
+    case listSeparator = "list.separator"
+    case grams = "unit.grams"
+    case milliliters = "unit.milliliters"
+    case fluidOunces = "unit.fluid_ounces"
+
+    /// The placeholders an entry uses: every locale's entry has the same ones.
+    public var placeholders: Set<String> {
+        switch self {
+        case .planCreatedBody: ["calories", "protein", "water"]
+        case .toMaintenanceBody, .toMaintenanceAtFloorBody, .toDeficitBody: ["calories"]
+        case .targetsUpdatedBody: ["changes"]
+        case .caloriesChange, .proteinChange, .waterChange: ["before", "after", "delta"]
+        case .grams, .milliliters, .fluidOunces: ["value"]
+        case .planCreatedTitle, .toMaintenanceTitle, .toDeficitTitle, .targetsUpdatedTitle, .listSeparator: []
+        }
+    }
+}
+
+/// One locale's copy: a template for every `CopyKey`.
+public typealias CopyTable = [CopyKey: String]

@@ -1,0 +1,21 @@
+// es-ES: informal ("tú"), as the app speaks to its users.
+extension CopyLocale {
+    static let esESTable: CopyTable = [
+        .planCreatedTitle: "Tu plan está listo",
+        .planCreatedBody: "Tu plan personalizado está listo: {calories} kcal, {protein} de proteína y {water} de agua al día.",
+        .toMaintenanceTitle: "Fase de mantenimiento",
+        .toMaintenanceBody: "¡Hoy tus calorías suben a {calories}! 🎉",
+        .toMaintenanceAtFloorBody: "Hoy empieza tu fase de mantenimiento: {calories} kcal.",
+        .toDeficitTitle: "Fase de déficit",
+        .toDeficitBody: "Hoy empieza tu fase de déficit: {calories} kcal.",
+        .targetsUpdatedTitle: "Tu plan se ha actualizado",
+        .targetsUpdatedBody: "Tus nuevos objetivos empiezan hoy: {changes}.",
+        .caloriesChange: "Calorías {before} → {after} ({delta})",
+        .proteinChange: "Proteína {before} → {after} ({delta})",
+        .waterChange: "Agua {before} → {after} ({delta})",
+        .listSeparator: ", ",
+        .grams: "{value} g",
+        .milliliters: "{value} ml",
+        .fluidOunces: "{value} fl oz",
+    ]
+}
