@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs what plan-regen needs on Debian/Ubuntu when it is missing: the libpq headers
-# (libpq-dev), the PostgreSQL server for throwaway test and demo clusters (postgresql)
-# and the time zone database (tzdata). Does nothing when all are present.
+# (libpq-dev), the PostgreSQL server for throwaway test and demo clusters (postgresql),
+# the time zone database (tzdata) and libcurl's headers (libcurl4-openssl-dev: the
+# Pushgateway client, FoundationNetworking, links libcurl statically into a
+# --static-swift-stdlib build). Does nothing when all are present.
 #
 #   deploy/install-deps.sh          # what the job, the demo and the tests need
 #   deploy/install-deps.sh --test   # also the test-only tools: pgbouncer (the tests run a
-#                                   # real connection pooler in front of their servers) and
+#                                   # real connection pooler in front of their servers),
+#                                   # prometheus (promtool checks metrics and alert rules),
+#                                   # prometheus-pushgateway (a real gateway to push to) and
 #                                   # the deploy files' checkers: systemd (systemd-analyze,
 #                                   # -sysusers, -tmpfiles), logrotate, python3-yaml, and
 #                                   # libcurl4-openssl-dev for the Dockerfile's static build
@@ -24,6 +28,7 @@ missing() {
     [[ -f "$(pg_config --includedir)/libpq-fe.h" ]] || return 0
     [[ -x "$(pg_config --bindir)/initdb" ]] || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || return 0
     [[ -f /usr/share/zoneinfo/tzdata.zi ]] || return 0
+    [[ -f /usr/include/curl/curl.h ]] || compgen -G '/usr/include/*/curl/curl.h' >/dev/null || return 0
     return 1
 }
 
@@ -33,6 +38,8 @@ has_program() { command -v "$1" >/dev/null 2>&1 || [[ -x "/usr/sbin/$1" ]]; }
 # The test-only Debian packages that are missing, one per line.
 missing_test_packages() {
     has_program pgbouncer || echo pgbouncer
+    has_program promtool || echo prometheus
+    has_program prometheus-pushgateway || echo prometheus-pushgateway
     has_program systemd-analyze || echo systemd
     has_program logrotate || echo logrotate
     /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || echo python3-yaml
@@ -42,14 +49,14 @@ missing_test_packages() {
 
 if missing; then
     if [[ $EUID -ne 0 ]]; then
-        echo "install-deps: libpq headers, the PostgreSQL server or tzdata are missing;" \
-             "install them with: sudo apt-get install libpq-dev postgresql tzdata" >&2
+        echo "install-deps: libpq headers, the PostgreSQL server, tzdata or libcurl headers are missing;" \
+             "install them with: sudo apt-get install libpq-dev postgresql tzdata libcurl4-openssl-dev" >&2
         exit 1
     fi
-    echo "install-deps: installing libpq-dev postgresql tzdata" >&2
+    echo "install-deps: installing libpq-dev postgresql tzdata libcurl4-openssl-dev" >&2
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null
-    apt-get install -y -qq libpq-dev postgresql tzdata >/dev/null
+    apt-get install -y -qq libpq-dev postgresql tzdata libcurl4-openssl-dev >/dev/null
 fi
 
 test_packages=""
@@ -63,5 +70,5 @@ if [[ -n "${test_packages// }" ]]; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null
     # shellcheck disable=SC2086 # one word per package
-    apt-get install -y -qq $test_packages >/dev/null
+    apt-get install -y -qq --no-install-recommends $test_packages >/dev/null
 fi

@@ -19,13 +19,18 @@ extension NightlyRunner {
         for user in try store.loadUsers(userIDs) {
             let evaluation = evaluate(row: user.row, state: user.state, at: options.asOf,
                                       manualRerun: manual, zones: zones)
-            record(evaluation, of: user, into: &outcome, options: options, logger: logger)
+            record(evaluation, of: user, into: &outcome, options: options, manual: manual, logger: logger)
         }
         return outcome
     }
 
+    /// The reasons that make a user due at a local midnight, which the lateness metric
+    /// measures from. A first plan is due when its row appears, a new rules version when
+    /// the binary is deployed, and a manual rerun when ops ask: none has a midnight.
+    static let reasonsDueAtMidnight: Set<DueReason> = [.settingsChanged, .phaseSwitch, .birthday]
+
     private func record(_ evaluation: Evaluation, of user: LoadedUser, into outcome: inout BatchOutcome,
-                        options: RunOptions, logger: Logger) {
+                        options: RunOptions, manual: Bool, logger: Logger) {
         var userLogger = logger
         userLogger[metadataKey: "user_id"] = "\(user.userID)"
         switch evaluation.outcome {
@@ -43,6 +48,11 @@ extension NightlyRunner {
         if !evaluation.rejections.isEmpty { outcome.counts.rejected += 1 }
         if !evaluation.reasons.isEmpty { outcome.counts.due += 1 }
         for reason in evaluation.reasons { outcome.counts.usersByReason[reason.rawValue, default: 0] += 1 }
+        if !manual, let midnight = evaluation.planDateStart,
+           evaluation.reasons.contains(where: Self.reasonsDueAtMidnight.contains) {
+            outcome.counts.lateness.record(
+                microseconds: options.asOf.microsecondsSinceEpoch - midnight.microsecondsSinceEpoch)
+        }
 
         let rowUpdatedAt = user.row?.updatedAt
         for rejection in evaluation.rejections {

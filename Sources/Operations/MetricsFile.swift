@@ -37,10 +37,19 @@ public struct MetricsFile: Sendable {
     }
 
     /// Writes the metrics of a run that ended at `finishedAt`. `backlog` is nil when the
-    /// database could not be asked (the failure may be the database itself).
+    /// database could not be asked (the failure may be the database itself); `context`
+    /// holds the rest of what was observed (due users, tz database).
     public func write(_ outcome: Outcome, finishedAt: Instant, backlog: OutboxBacklog?,
-                      binaryVersion: String) throws {
-        let previous = readPrevious()
+                      binaryVersion: String, context: MetricsContext = MetricsContext()) throws {
+        try replaceAtomically(with: Self.text(
+            outcome, finishedAt: finishedAt, backlog: backlog, binaryVersion: binaryVersion, context: context,
+            previous: PreviousRuns(metricsText: readFile(path) ?? "")))
+    }
+
+    /// The Prometheus text of a run's metrics, carrying the last success and the failure
+    /// count over from `previous` (the file before, or the Pushgateway's group).
+    static func text(_ outcome: Outcome, finishedAt: Instant, backlog: OutboxBacklog?, binaryVersion: String,
+                     context: MetricsContext, previous: PreviousRuns) -> String {
         var text = MetricsText()
         text.gauge("plan_regen_build_info", "Version of the binary and of the plan rules.",
                    [(["version": binaryVersion, "rules_version": rulesVersion], "1")])
@@ -82,10 +91,11 @@ public struct MetricsFile: Sendable {
                        "Age of the oldest pending notification line (0 when none is pending).",
                        [([:], "\(age)")])
         }
-        try replaceAtomically(with: text.output)
+        context.describe(finishedAt: finishedAt, into: &text)
+        return text.output
     }
 
-    private func describe(_ summary: RunSummary, into text: inout MetricsText) {
+    private static func describe(_ summary: RunSummary, into text: inout MetricsText) {
         let counts = summary.counts
         text.gauge("plan_regen_last_run_duration_seconds", "Wall time of the last run.",
                    [([:], fixedPointSeconds(summary.durationMs * 1000))])
@@ -117,24 +127,7 @@ public struct MetricsFile: Sendable {
         text.gauge("plan_regen_last_run_oldest_claim_of_others_seconds",
                    "How long the oldest claim of another run on partitions the last run wanted had been held (0: none).",
                    [([:], "\((summary.heldByOthers.map(\.heldForMs).max() ?? 0) / 1000)")])
-    }
-
-    /// What the previous file said: the last success (kept by a failed run) and the
-    /// failure counter. A missing or unreadable file starts from nothing.
-    private func readPrevious() -> (lastSuccess: String?, failures: Int) {
-        guard let text = readFile(path) else { return (nil, 0) }
-        var lastSuccess: String?
-        var failures = 0
-        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
-            let parts = line.split(separator: " ")
-            guard parts.count == 2 else { continue }
-            if parts[0] == "plan_regen_last_success_timestamp_seconds", Double(parts[1]) != nil {
-                lastSuccess = String(parts[1])
-            } else if parts[0] == "plan_regen_run_failures_total", let value = Int(parts[1]) {
-                failures = value
-            }
-        }
-        return (lastSuccess, failures)
+        describeLateness(counts.lateness, into: &text)
     }
 
     private func replaceAtomically(with text: String) throws {
@@ -163,11 +156,11 @@ public struct MetricsFile: Sendable {
     }
 
     /// Unix seconds with milliseconds, e.g. `1795334400.125`.
-    private func seconds(_ instant: Instant) -> String {
+    static func seconds(_ instant: Instant) -> String {
         fixedPointSeconds(instant.microsecondsSinceEpoch)
     }
 
-    private func fixedPointSeconds(_ microseconds: Int64) -> String {
+    static func fixedPointSeconds(_ microseconds: Int64) -> String {
         let milliseconds = microseconds / 1000
         let (whole, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
         let digits = String(abs(fraction))
@@ -202,6 +195,17 @@ struct MetricsText {
 
     mutating func counter(_ name: String, _ help: String, _ samples: [([String: String], String)]) {
         family(name, "counter", help, samples)
+    }
+
+    /// A histogram: cumulative `_bucket` counts per upper bound (`+Inf` added), `_sum`
+    /// and `_count`.
+    mutating func histogram(_ name: String, _ help: String, buckets: [(upperBound: String, count: Int)],
+                            sum: String, count: Int) {
+        output += "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for bucket in buckets + [("+Inf", count)] {
+            output += "\(name)_bucket{le=\"\(escaped(bucket.upperBound))\"} \(bucket.count)\n"
+        }
+        output += "\(name)_sum \(sum)\n\(name)_count \(count)\n"
     }
 
     private mutating func family(_ name: String, _ type: String, _ help: String,

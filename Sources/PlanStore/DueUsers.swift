@@ -65,9 +65,7 @@ extension PlanStore {
             SELECT user_id, NULL::int8 FROM changed
             UNION ALL
             SELECT user_id, NULL FROM plan_state
-            WHERE (rules_version = $4 AND next_check_at <= $3
-                   OR rules_version IS NULL AND next_check_at <= $3
-                   OR rules_version < $4 OR rules_version > $4)
+            WHERE \(Self.stateIsDue(asOf: "$3", rulesVersion: "$4"))
               AND \(part("user_id")) = ANY($2::int[])
             UNION ALL
             SELECT NULL, \(microseconds("max(updated_at)"))

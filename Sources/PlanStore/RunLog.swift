@@ -18,6 +18,8 @@ public struct RunCounts: Sendable, Equatable {
     public var usersByReason: [String: Int] = [:]
     /// Rejection rows per settings field (`height_cm`, …). For the metrics file.
     public var rejectionsByField: [String: Int] = [:]
+    /// How late the plans due at a local midnight were written. For the metrics file.
+    public var lateness = LatenessHistogram()
 
     public init() {}
 
@@ -33,6 +35,44 @@ public struct RunCounts: Sendable, Equatable {
         lhs.unknownUnitSystems += rhs.unknownUnitSystems
         lhs.usersByReason.merge(rhs.usersByReason, uniquingKeysWith: +)
         lhs.rejectionsByField.merge(rhs.rejectionsByField, uniquingKeysWith: +)
+        lhs.lateness += rhs.lateness
+    }
+}
+
+/// How late users' plans were written: for each user due at a local midnight, the time
+/// from that midnight to the run's instant, counted in the buckets of the metric
+/// `plan_regen_last_run_lateness_seconds`.
+public struct LatenessHistogram: Sendable, Equatable {
+    /// Upper bounds of the buckets, in seconds: 1 min, 5 min, 15 min (one timer period),
+    /// 30 min, 1 h, 2 h, 6 h, 1 day.
+    public static let boundsSeconds: [Int64] = [60, 300, 900, 1800, 3600, 7200, 21_600, 86_400]
+
+    /// Observations per bucket (not cumulative); the last counts those above every bound.
+    public private(set) var bucketCounts = [Int](repeating: 0, count: boundsSeconds.count + 1)
+    public private(set) var count = 0
+    public private(set) var sumMicroseconds: Int64 = 0
+
+    public init() {}
+
+    /// Counts one plan written `microseconds` after its midnight (negative counts as 0).
+    public mutating func record(microseconds: Int64) {
+        let late = max(0, microseconds)
+        let bucket = Self.boundsSeconds.firstIndex { late <= $0 * 1_000_000 } ?? Self.boundsSeconds.count
+        bucketCounts[bucket] += 1
+        count += 1
+        sumMicroseconds += late
+    }
+
+    /// Observations at or below each bound, as Prometheus' `le` buckets count them.
+    public var cumulativeCounts: [Int] {
+        var total = 0
+        return bucketCounts.dropLast().map { total += $0; return total }
+    }
+
+    public static func += (lhs: inout LatenessHistogram, rhs: LatenessHistogram) {
+        for index in lhs.bucketCounts.indices { lhs.bucketCounts[index] += rhs.bucketCounts[index] }
+        lhs.count += rhs.count
+        lhs.sumMicroseconds += rhs.sumMicroseconds
     }
 }
 

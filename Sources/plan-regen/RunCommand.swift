@@ -37,13 +37,15 @@ struct RunCommand: ParsableCommand {
               plan-regen run --workers 2        # two batches at once, two connections
               plan-regen run --shard 0/2        # with another process running --shard 1/2
               plan-regen run --metrics-file /var/lib/node_exporter/textfile/plan-regen.prom
+              plan-regen run --shard 0/2 --metrics-push http://pushgateway:9091
               plan-regen run --log-format json --log-level notice
 
             Exit codes: 0 done (rejected rows included; also when other runs held some \
             partitions); 1 fatal error (database lost, claim lost, read-only server, ...); 3 done, \
             but a --user id has no user_settings row; 4 done, but another run has held partitions \
-            longer than --overlap-limit; 64 usage error; 75 stopped by SIGTERM/SIGINT after \
-            committing the batches done (rerun to continue).
+            longer than --overlap-limit; 5 done, but --metrics-file or --metrics-push failed; \
+            64 usage error; 75 stopped by SIGTERM/SIGINT after committing the batches done (rerun to \
+            continue).
             """)
 
     @OptionGroup var connection: ConnectionOptions
@@ -96,6 +98,15 @@ struct RunCommand: ParsableCommand {
         valueName: "file"))
     var metricsFile: String?
 
+    @Option(help: ArgumentHelp(
+        "Push the same metrics to this Prometheus Pushgateway (PUT URL/metrics/job/plan-regen/instance/NAME).",
+        valueName: "url"))
+    var metricsPush: String?
+
+    @Option(help: ArgumentHelp(
+        "The instance label of --metrics-push. Default: shard-I-of-N with --shard, else all.", valueName: "name"))
+    var metricsInstance: String?
+
     func validate() throws {
         if let asOf, Instant(rfc3339: asOf) == nil {
             throw ValidationError("--as-of: '\(asOf)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
@@ -115,6 +126,7 @@ struct RunCommand: ParsableCommand {
         if metricsFile != nil, dryRun {
             throw ValidationError("--metrics-file records real runs; leave it out with --dry-run")
         }
+        try validateMetricsPush()
     }
 
     func run() throws {
@@ -124,10 +136,13 @@ struct RunCommand: ParsableCommand {
         let logger = connection.makeLogger(label: "plan-regen.run")
         let progressLine = ProgressLine(output: standardError)
         let summary: RunSummary
+        let runAsOf = asOf.flatMap { Instant(rfc3339: $0) } ?? wallClockNow()
+        var loadedZones: ZoneDatabase?
         do {
             let zones: ZoneDatabase
             do {
                 zones = try ZoneDatabase.loadSystem()
+                loadedZones = zones
             } catch {
                 throw RunError.timeZoneDatabase(reason: "\(error)")
             }
@@ -139,7 +154,7 @@ struct RunCommand: ParsableCommand {
                 connect: { try connection.connect() }, timeouts: connection.timeouts, zones: zones,
                 logger: logger, notifications: sink, report: .standardOutput())
             summary = try runner.run(RunOptions(
-                asOf: asOf.flatMap { Instant(rfc3339: $0) } ?? wallClockNow(),
+                asOf: runAsOf,
                 manualUsers: users, dryRun: dryRun, batchSize: batchSize, workers: workers, shard: shard.flatMap(Shard.init),
                 changeLookbackSeconds: changeLookback, binaryVersion: binaryVersion,
                 claimTTL: .seconds(claimTTL), overlapLimit: .seconds(overlapLimit),
@@ -147,7 +162,7 @@ struct RunCommand: ParsableCommand {
                 stopRequested: { stop.isRequested }, progress: progressLine.report))
         } catch {
             progressLine.finish()
-            writeMetrics(.failed, logger: logger)
+            _ = reportMetrics(.failed, asOf: runAsOf, zones: loadedZones, logger: logger)
             throw fail(error, logger: logger)
         }
         progressLine.finish()
@@ -161,31 +176,11 @@ struct RunCommand: ParsableCommand {
             "unknown_users": "\(c.unknownUsers)", "duration_ms": "\(summary.durationMs)",
             "stopped_early": "\(summary.stoppedEarly)",
         ])
-        writeMetrics(summary.stoppedEarly ? .stopped(summary) : .succeeded(summary), logger: logger)
+        let reported = reportMetrics(summary.stoppedEarly ? .stopped(summary) : .succeeded(summary), asOf: runAsOf,
+                                     zones: loadedZones, logger: logger)
+        if !reported { throw ExitCodes.metricsNotReported }
         if summary.stoppedEarly { throw ExitCodes.stopped }
         if summary.heldTooLong { throw ExitCodes.heldTooLong }
         if !summary.unknownUsers.isEmpty { throw ExitCodes.unknownUsers }
-    }
-
-    /// Writes `--metrics-file`, if asked. A metrics problem is logged but does not change
-    /// the run's exit code: the plans and notifications are what matter.
-    private func writeMetrics(_ outcome: MetricsFile.Outcome, logger: Logger) {
-        guard let metricsFile else { return }
-        var backlog: OutboxBacklog?
-        if case .failed = outcome {
-            backlog = nil  // the failure may be the database itself
-        } else {
-            do {
-                backlog = try connection.openStore(for: .readOnly).outboxBacklog()
-            } catch {
-                logger.warning("metrics written without the outbox backlog", metadata: ["error": "\(error)"])
-            }
-        }
-        do {
-            try MetricsFile(path: metricsFile).write(
-                outcome, finishedAt: wallClockNow(), backlog: backlog, binaryVersion: binaryVersion)
-        } catch {
-            logger.error("\(error)")
-        }
     }
 }

@@ -60,10 +60,14 @@ struct ParsedMetrics {
                 let lastSuccess = try #require(metrics["plan_regen_last_success_timestamp_seconds"])
                 #expect(lastSuccess >= before.rounded(.down) && lastSuccess <= after)
                 for series in metrics.samples.keys {
-                    let family = String(series.prefix { $0 != "{" })
+                    let name = String(series.prefix { $0 != "{" })
+                    // A histogram's _bucket, _sum and _count series belong to its family.
+                    let family = ["_bucket", "_sum", "_count"].lazy.filter { name.hasSuffix($0) }
+                        .map { String(name.dropLast($0.count)) }.first { metrics.types[$0] == "histogram" } ?? name
                     #expect(metrics.types[family] != nil, "\(family) has no # TYPE line")
                 }
                 #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".tmp") }.isEmpty)
+                try expectPromtoolAccepts(metricsFile: path)
 
                 // The database is unreachable: the file says so and keeps the last success.
                 let failed = try PlanRegenProcess.run(
@@ -75,6 +79,7 @@ struct ParsedMetrics {
                 #expect(afterFailure["plan_regen_run_failures_total"] == 1)
                 #expect(afterFailure["plan_regen_last_success_timestamp_seconds"] == lastSuccess)
                 #expect(afterFailure["plan_regen_last_run_users{outcome=\"created\"}"] == nil)
+                try expectPromtoolAccepts(metricsFile: path)
             }
         }
     }
@@ -110,6 +115,88 @@ struct ParsedMetrics {
                 let metrics = try ParsedMetrics(String(contentsOfFile: path, encoding: .utf8))
                 #expect(metrics["plan_regen_outbox_pending"] == 3)
                 #expect(metrics["plan_regen_outbox_oldest_pending_age_seconds"] == Double(90 * 60))
+                try expectPromtoolAccepts(metricsFile: path)
+            }
+        }
+    }
+
+    /// Lateness, checked against PostgreSQL's own time zone arithmetic: for each user due
+    /// at a midnight, `as_of - (plan_date::timestamp AT TIME ZONE timezone)`.
+    @Test func theLatenessHistogramAndTheDueUsersMatchWhatTheDatabaseSays() throws {
+        try withDemoDatabase(users: 300) { database, connection in
+            try withTemporaryDirectory { folder in
+                try runToCompletion(["--as-of", firstRunAt], on: database, folder: folder)
+                // Two weeks later shard 0 runs; shard 1's users stay due.
+                let path = folder + "/shard0.prom"
+                try runToCompletion(["--as-of", switchRunAt, "--shard", "0/2", "--metrics-file", path],
+                                    on: database, folder: folder)
+                let metrics = try ParsedMetrics(String(contentsOfFile: path, encoding: .utf8))
+                try expectPromtoolAccepts(metricsFile: path)
+                #expect(metrics["plan_regen_last_run_users{outcome=\"unchanged\"}"] == 0, "every due user has a history row")
+                let expected = try connection.query(
+                    """
+                    SELECT extract(epoch FROM $1::timestamptz - (plan_date::timestamp AT TIME ZONE timezone))::int8
+                    FROM plan_history_flat
+                    WHERE run_id = (SELECT max(run_id) FROM plan_runs)
+                      AND reasons && ARRAY['settings_changed', 'phase_switch', 'birthday']
+                    """, [switchRunAt], purpose: "test: lateness per user").map { try $0.int64(0) }
+                #expect(expected.count > 30)
+                #expect(metrics["plan_regen_last_run_lateness_seconds_count"] == Double(expected.count))
+                #expect(metrics["plan_regen_last_run_lateness_seconds_sum"] == Double(expected.reduce(0, +)))
+                for bound in [60, 300, 900, 1800, 3600, 7200, 21_600, 86_400] {
+                    #expect(metrics["plan_regen_last_run_lateness_seconds_bucket{le=\"\(bound)\"}"]
+                            == Double(expected.filter { $0 <= bound }.count), "le=\(bound)")
+                }
+                #expect(metrics["plan_regen_last_run_lateness_seconds_bucket{le=\"+Inf\"}"] == Double(expected.count))
+                #expect(metrics.types["plan_regen_last_run_lateness_seconds"] == "histogram")
+                #expect(metrics["plan_regen_due_users"] == 0, "shard 0's own partitions are done")
+                #expect(metrics["plan_regen_tzdata_info{version=\"\(try ZoneDatabase.loadSystem().version)\"}"] == 1)
+                #expect((metrics["plan_regen_tzdata_age_seconds"] ?? -1) > 0)
+
+                // A manual rerun's metrics cover every partition: shard 1's users are due,
+                // the longest-waiting one since its local midnight.
+                let due = try connection.query(
+                    """
+                    SELECT count(*), min(next_check_at),
+                           count(*) FILTER (WHERE next_check_at <= $1::timestamptz - interval '15 minutes')
+                    FROM plan_state WHERE next_check_at <= $1::timestamptz
+                    """, [switchRunAt], purpose: "test: due users").singleRow()
+                let dueUsers = try due.int(0)
+                #expect(dueUsers > 10)
+                let oldest = try connection.query(
+                    """
+                    SELECT extract(epoch FROM $1::timestamptz - min(next_check_at))::int8
+                    FROM plan_state WHERE next_check_at <= $1::timestamptz
+                    """,
+                    [switchRunAt], purpose: "test: oldest due").singleRow().int64(0)
+                let anyUser = try connection.count("SELECT min(user_id)::int FROM plan_state WHERE user_id % 2 = 0")
+                let manualPath = folder + "/manual.prom"
+                try runToCompletion(["--as-of", switchRunAt, "--user", "\(anyUser)", "--metrics-file", manualPath],
+                                    on: database, folder: folder)
+                let afterManual = try ParsedMetrics(String(contentsOfFile: manualPath, encoding: .utf8))
+                #expect(afterManual["plan_regen_due_users"] == Double(dueUsers))
+                #expect(afterManual["plan_regen_overdue_users"] == Double(try due.int(2)))
+                #expect(afterManual["plan_regen_oldest_due_user_lateness_seconds"] == Double(oldest))
+                try expectPromtoolAccepts(metricsFile: manualPath)
+            }
+        }
+    }
+
+    /// A completed run whose metrics cannot be written says so and exits 5: monitoring
+    /// would not see it.
+    @Test func anUnwritableMetricsFileIsLoggedAndTheRunExits5() throws {
+        try withDemoDatabase(users: 20) { database, connection in
+            try withTemporaryDirectory { folder in
+                let path = folder + "/no-such-folder/plan-regen.prom"
+                let run = try PlanRegenProcess.run(
+                    ["run", "--as-of", firstRunAt, "--notifications", folder + "/n.jsonl", "--metrics-file", path],
+                    databaseURL: database.conninfo, folder: folder)
+                #expect(run.exitCode == 5, "\(run.stderr)")
+                #expect(run.stderr.contains(" error cannot write metrics file \(path) (create "), "\(run.stderr)")
+                #expect(run.stderr.contains("No such file or directory; check that its folder exists and is writable"))
+                #expect(try connection.count("SELECT count(*) FROM plan_runs WHERE status = 'succeeded'") == 1,
+                        "the run itself completed")
+                #expect(try connection.count("SELECT count(*) FROM plan_history") > 10)
             }
         }
     }

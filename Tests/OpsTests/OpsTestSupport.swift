@@ -83,6 +83,14 @@ struct PlanRegenProcess {
     }
 }
 
+/// `plan-regen run arguments…` against `database`, notifications appended to a file in
+/// `folder`; expects it to complete (exit 0).
+func runToCompletion(_ arguments: [String], on database: TestDatabase, folder: String) throws {
+    let run = try PlanRegenProcess.run(["run", "--notifications", folder + "/n.jsonl"] + arguments,
+                                       databaseURL: database.conninfo, folder: folder)
+    #expect(run.exitCode == 0, "\(arguments): \(run.stderr)")
+}
+
 /// Non-empty lines of `text`.
 func lines(_ text: String) -> [String] {
     text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
@@ -93,4 +101,29 @@ extension PostgresConnection {
     func count(_ sql: String, _ parameters: [(any PostgresParameter)?] = []) throws -> Int {
         try query(sql, parameters, purpose: "test count").singleRow().int(0)
     }
+}
+
+/// Checks the metrics file at `path` with `promtool check metrics` (Debian's prometheus,
+/// which `deploy/test.sh` installs). Where promtool is missing the check is left out —
+/// except under `CI=true`, where that is a failure.
+func expectPromtoolAccepts(metricsFile path: String) throws {
+    guard let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"]
+        .first(where: FileManager.default.isExecutableFile(atPath:)) else {
+        let ci = ["true", "1", "yes"].contains(ProcessInfo.processInfo.environment["CI"]?.lowercased() ?? "")
+        if ci { Issue.record("promtool is not installed (Debian package prometheus): run the tests with deploy/test.sh") }
+        return
+    }
+    let output = path + ".promtool"
+    _ = FileManager.default.createFile(atPath: output, contents: nil)
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: promtool)
+    process.arguments = ["check", "metrics"]
+    process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+    process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0,
+            "promtool check metrics \(path): \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
 }

@@ -56,6 +56,9 @@ import Testing
             let dryRun = try JobProcess.run(["run", "--database-url", url, "--dry-run", "--as-of", "2026-03-15T12:00:00Z"])
             #expect(dryRun.status == 0, "\(dryRun.stderr)")
             #expect(!dryRun.stdoutLines.isEmpty, "the dry run reports the plans due 14 days later")
+            let status = try JobProcess.run(["status", "--database-url", url, "--as-of", Self.asOf, "--format", "json"])
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(status.stdout.contains("\"status\" : \"succeeded\""), "\(status.stdout)")
 
             for command in [["run", "--as-of", "2026-03-02T12:00:00Z"], ["run", "--user", "\(user)"],
                             ["prune", "--older-than", "30d"], ["forget", "--user", "\(user)"]] {

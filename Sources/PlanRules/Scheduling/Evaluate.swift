@@ -28,7 +28,7 @@ public func evaluate(row: UserSettingsRow?, state: UserPlanState?, at now: Insta
         return Evaluation(planDate: LocalDate(wallSecondsSinceEpoch: now.secondsSinceEpoch), reasons: [],
                           outcome: manualRerun && row == nil ? .unknownUser : .notDue, history: nil,
                           notification: nil, rejections: [], recordedIncomplete: false, newState: state,
-                          nextScheduledCheck: nil)
+                          nextScheduledCheck: nil, planDateStart: nil)
     }
     var decision = UserDecision(row: row, state: state, now: now, zone: zone, zones: zones)
     if manualRerun { decision.manualRerun() } else { decision.scheduledRun() }
@@ -190,6 +190,7 @@ private struct UserDecision {
         return Evaluation(planDate: planDate, reasons: reasons, outcome: outcome, history: history,
                           notification: notification, rejections: rejections,
                           recordedIncomplete: recordedIncomplete, newState: state,
-                          nextScheduledCheck: nextScheduledCheck(row: row, state: state, zone: zone))
+                          nextScheduledCheck: nextScheduledCheck(row: row, state: state, zone: zone),
+                          planDateStart: regenerated ? zone.startOfDay(planDate) : nil)
     }
 }

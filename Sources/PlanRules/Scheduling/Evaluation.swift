@@ -26,6 +26,10 @@ public struct Evaluation: Hashable, Sendable {
     /// the row (see `nextScheduledCheck(row:state:zone:)`); nil when nothing can happen on
     /// its own.
     public var nextScheduledCheck: Instant?
+    /// The local midnight (in the plan-date zone) that began `planDate`, when the user was
+    /// regenerated; nil otherwise. The run measures how late a plan due at that midnight
+    /// was written (the lateness metric).
+    public var planDateStart: Instant?
 
     /// How a user's evaluation ended, for the run's counters. When a plan was computed
     /// the outcome says so (`created`, `changed`, `unchanged`) even if the live row was

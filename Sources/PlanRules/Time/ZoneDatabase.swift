@@ -10,6 +10,10 @@ import Synchronization
 public final class ZoneDatabase: Sendable {
     /// The tz database release, from `tzdata.zi`'s `# version` line (e.g. `2025b`).
     public let version: String
+    /// When `tzdata.zi` was last modified, for the metrics' and `status`'s tz database age
+    /// (nil when not known). Debian's package sets it to the package's release date; a
+    /// database compiled by hand gets its install time.
+    public let sourceModifiedAt: Instant?
     private let knownNames: Set<String>
     /// Where the compiled TZif files live, one per known name.
     private let zoneDirectory: String
@@ -17,9 +21,11 @@ public final class ZoneDatabase: Sendable {
 
     /// A database of exactly `knownNames`, read from `zoneDirectory`. Unlike `loadSystem`,
     /// it does not check up front that each name has a file.
-    public init(knownNames: Set<String>, version: String, zoneDirectory: String = "/usr/share/zoneinfo") {
+    public init(knownNames: Set<String>, version: String, zoneDirectory: String = "/usr/share/zoneinfo",
+                sourceModifiedAt: Instant? = nil) {
         self.knownNames = knownNames
         self.version = version
+        self.sourceModifiedAt = sourceModifiedAt
         self.zoneDirectory = zoneDirectory
     }
 
@@ -43,7 +49,10 @@ public final class ZoneDatabase: Sendable {
             if parts.first == "L", parts.count > 2 { names.insert(String(parts[2])) }
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let database = ZoneDatabase(knownNames: names, version: version, zoneDirectory: directory)
+        let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+        let database = ZoneDatabase(
+            knownNames: names, version: version, zoneDirectory: directory,
+            sourceModifiedAt: modified.map { Instant(secondsSinceEpoch: Int64($0.timeIntervalSince1970.rounded(.down))) })
         let missing = names.sorted().filter { !database.hasTZifFile($0) }
         guard missing.isEmpty else {
             throw ZoneDatabaseError(path: directory, reason: "no TZif file for known zones: "

@@ -252,7 +252,7 @@ final class PgBouncer {
 
     /// A port in 10000–19999 (below the ephemeral range, so no outgoing connection holds
     /// it when a restart binds it again) that nothing listens on now.
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         for _ in 0..<200 {
             let candidate = Int.random(in: 10000..<20000)
             if canBind(port: candidate) { return candidate }
@@ -272,7 +272,7 @@ final class PgBouncer {
         }
     }
 
-    private static func acceptsConnections(port: Int) -> Bool {
+    static func acceptsConnections(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }

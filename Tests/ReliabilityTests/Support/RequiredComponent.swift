@@ -26,12 +26,15 @@ enum RequiredComponent: String, CaseIterable, Sendable {
     case logrotate
     case python3Yaml = "python3 (with yaml)"
     case kubectl
+    // Metrics and alerts (ObservabilityTests, OpsMetricsTests).
+    case promtool
+    case pushgateway = "prometheus-pushgateway"
 
     /// The program's full path, or nil when it is not installed.
     var installedPath: String? {
         switch self {
-        case .pgbouncer:
-            Subprocess.executable("pgbouncer")
+        case .pgbouncer, .promtool, .pushgateway:
+            Subprocess.executable(rawValue)
         case .psql, .pgBasebackup, .pgCtl:
             Subprocess.postgresBinDirectory.map { "\($0)/\(rawValue)" }
                 .flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
@@ -70,6 +73,8 @@ enum RequiredComponent: String, CaseIterable, Sendable {
         // Not in Debian's archive at a version with kustomize's replacements: the machine
         // image brings it from Kubernetes' own package repository.
         case .kubectl: "kubectl"
+        case .promtool: "prometheus"
+        case .pushgateway: "prometheus-pushgateway"
         }
     }
 

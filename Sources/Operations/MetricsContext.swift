@@ -1,0 +1,126 @@
+import NightlyRun
+import PlanRules
+import PlanStore
+
+/// What a run's metrics report beside its own counts: what users feel (how long the
+/// longest-waiting due user has waited) and what the plans were computed with (the tz
+/// database). Each part is nil when it could not be known (a run that failed before it
+/// could ask the database, or load the tz database).
+public struct MetricsContext: Sendable {
+    /// The run's instant (`--as-of`, else the clock when it started). The due users'
+    /// lateness is measured at it, as the run's own lateness histogram is, so a test that
+    /// injects `--as-of` sees fixed values.
+    public var asOf: Instant?
+    /// The due users after the run (`PlanStore.dueBacklog`, over the run's partitions).
+    public var due: DueBacklog?
+    /// The tz database the run loaded: its version and age.
+    public var zones: ZoneDatabase?
+
+    public init(asOf: Instant? = nil, due: DueBacklog? = nil, zones: ZoneDatabase? = nil) {
+        self.asOf = asOf
+        self.due = due
+        self.zones = zones
+    }
+
+    /// Due users after a run that completed are those it could not process: held by other
+    /// runs, or in the partitions of a shard that does not run.
+    func describe(finishedAt: Instant, into text: inout MetricsText) {
+        if let due, let asOf {
+            text.gauge("plan_regen_due_users",
+                       "Users due at the last run's instant and still not planned after it (partitions it handled).",
+                       [([:], "\(due.due)")])
+            text.gauge("plan_regen_overdue_users",
+                       "Of those, users due for longer than one timer period (15 minutes).",
+                       [([:], "\(due.overdue)")])
+            text.gauge("plan_regen_oldest_due_user_lateness_seconds",
+                       "How long the longest-waiting due user had waited past their local midnight at the last run's instant (0: none).",
+                       [([:], "\(due.oldestLatenessSeconds(at: asOf))")])
+        }
+        if let zones {
+            text.gauge("plan_regen_tzdata_info", "Release of the tz database the last run used (tzdata.zi's version line).",
+                       [(["version": zones.version], "1")])
+            if let modified = zones.sourceModifiedAt {
+                text.gauge("plan_regen_tzdata_age_seconds",
+                           "Age of the tz database the last run used: time since tzdata.zi was last modified (Debian: the package's release).",
+                           [([:], "\(max(0, finishedAt.microsecondsSinceEpoch - modified.microsecondsSinceEpoch) / 1_000_000)")])
+            }
+        }
+    }
+
+    /// A user due for longer than one timer period (15 minutes) is overdue: a healthy
+    /// schedule picks every due user up at its next tick.
+    public static let overdueAfterSeconds: Int64 = 15 * 60
+}
+
+extension MetricsFile {
+    static func describeLateness(_ lateness: LatenessHistogram, into text: inout MetricsText) {
+        text.histogram(
+            "plan_regen_last_run_lateness_seconds",
+            "Seconds from each due user's local midnight (the start of the plan date) to the last run's instant, for users due at a midnight (settings change, phase switch, birthday).",
+            buckets: zip(LatenessHistogram.boundsSeconds, lateness.cumulativeCounts).map { ("\($0)", $1) },
+            sum: fixedPointSeconds(lateness.sumMicroseconds), count: lateness.count)
+    }
+}
+
+/// What earlier runs left for the next one to carry over: the end of the last completed
+/// run and the failure count, read from the metrics text they wrote (the file, or the
+/// Pushgateway's exposition of the group).
+struct PreviousRuns: Equatable {
+    /// `plan_regen_last_success_timestamp_seconds`, as written.
+    var lastSuccess: String?
+    var failures = 0
+
+    /// Reads the samples whose labels include `labels` (the Pushgateway's `job` and
+    /// `instance`; none in a metrics file). Text that is no metrics gives nothing.
+    init(metricsText: String, labels: [String: String] = [:]) {
+        for line in metricsText.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let sample = Sample(line), labels.allSatisfy({ sample.labels[$0.key] == $0.value }) else { continue }
+            if sample.name == "plan_regen_last_success_timestamp_seconds", Double(sample.value) != nil {
+                lastSuccess = sample.value
+            } else if sample.name == "plan_regen_run_failures_total", let value = Double(sample.value) {
+                failures = Int(value)
+            }
+        }
+    }
+
+    /// One line of Prometheus text: `name{label="value",…} value`.
+    struct Sample {
+        var name: Substring
+        var labels: [String: String] = [:]
+        var value: String
+
+        init?(_ line: Substring) {
+            guard let space = line.lastIndex(of: " ") else { return nil }
+            value = String(line[line.index(after: space)...])
+            let series = line[..<space]
+            guard let brace = series.firstIndex(of: "{") else {
+                name = series
+                return
+            }
+            name = series[..<brace]
+            var rest = series[series.index(after: brace)...]
+            while let equals = rest.firstIndex(of: "=") {
+                let key = rest[..<equals].drop { $0 == "," || $0 == " " }
+                rest = rest[rest.index(after: equals)...]
+                guard rest.first == "\"" else { return nil }
+                rest = rest.dropFirst()
+                var labelValue = ""
+                var escaping = false
+                while let character = rest.first {
+                    rest = rest.dropFirst()
+                    if escaping {
+                        labelValue.append(character == "n" ? "\n" : character)
+                        escaping = false
+                    } else if character == "\\" {
+                        escaping = true
+                    } else if character == "\"" {
+                        break
+                    } else {
+                        labelValue.append(character)
+                    }
+                }
+                labels[String(key)] = labelValue
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import PlanRules
+import Postgres
+
+// What ops ask of the job's tables, for the metrics of a run and for `plan-regen status`:
+// both read these queries, so the two never disagree. All of them only read (they work on
+// a hot standby) and use indexes or small tables only.
+
+/// Users the job knows are due: their `plan_state.next_check_at` (the local midnight of a
+/// pending settings change, a phase switch or a birthday) has come, or they were last
+/// evaluated under another rules version. A settings row written since the last run is not
+/// counted: no run has read it yet.
+public struct DueBacklog: Sendable, Equatable {
+    /// Users due at the instant asked about.
+    public var due: Int
+    /// Of those, the users whose `next_check_at` passed longer ago than the overdue limit.
+    public var overdue: Int
+    /// The earliest `next_check_at` that has come (nil when none has): the instant the
+    /// longest-waiting user became due.
+    public var oldestDueAt: Instant?
+
+    public init(due: Int, overdue: Int, oldestDueAt: Instant?) {
+        self.due = due
+        self.overdue = overdue
+        self.oldestDueAt = oldestDueAt
+    }
+
+    /// How long the longest-waiting user has been due at `instant`, in whole seconds (0
+    /// when nobody is).
+    public func oldestLatenessSeconds(at instant: Instant) -> Int64 {
+        guard let oldestDueAt else { return 0 }
+        return max(0, instant.microsecondsSinceEpoch - oldestDueAt.microsecondsSinceEpoch) / 1_000_000
+    }
+}
+
+/// One `plan_runs` row, as `status` lists the last runs.
+public struct RecordedRun: Sendable, Equatable {
+    public var runID: Int64
+    public var status: String
+    public var asOf: Instant
+    public var startedAt: Instant
+    public var finishedAt: Instant?
+    public var durationMs: Int64?
+    /// `--shard` (`0/2`), nil for a run over every partition.
+    public var shard: String?
+    /// How many `--user` ids a manual rerun asked for (nil: a scheduled run).
+    public var requestedUsers: Int?
+    public var counts: RunCounts
+    public var partitionsHeldByOthers: Int
+    public var host: String?
+    public var binaryVersion: String
+    public var rulesVersion: String
+    public var tzdataVersion: String
+    /// The error of a failed run (or why it was marked abandoned).
+    public var error: String?
+}
+
+extension PlanStore {
+    /// `plan_state` rows due at the instant bound to `asOf`, for the rules version bound to
+    /// `rulesVersion` (placeholders such as `$3`): both ranges of the
+    /// `plan_state(rules_version, next_check_at)` index. The run's candidate selection and
+    /// the due backlog share it, so `status` counts exactly the users a run would pick.
+    static func stateIsDue(asOf: String, rulesVersion: String) -> String {
+        """
+        (rules_version = \(rulesVersion) AND next_check_at <= \(asOf) \
+        OR rules_version IS NULL AND next_check_at <= \(asOf) \
+        OR rules_version < \(rulesVersion) OR rules_version > \(rulesVersion))
+        """
+    }
+
+    /// The users due at `asOf` (of `partitions`, or all), those due for longer than
+    /// `overdueAfterSeconds`, and when the longest-waiting one became due.
+    public func dueBacklog(asOf: Instant, overdueAfterSeconds: Int64, partitions: [Int]? = nil) throws
+        -> DueBacklog {
+        let row = try connection.query(
+            """
+            SELECT count(*) AS due,
+                   count(*) FILTER (WHERE next_check_at <= $3::timestamptz) AS overdue,
+                   \(microseconds("min(next_check_at) FILTER (WHERE next_check_at <= $1::timestamptz)")) AS oldest
+            FROM plan_state
+            WHERE \(Self.stateIsDue(asOf: "$1::timestamptz", rulesVersion: "$2"))
+              AND ($4::int[] IS NULL OR \(UserPartitions.sql("user_id")) = ANY($4::int[]))
+            """,
+            [asOf.postgresText, rulesVersion, asOf.adding(seconds: -overdueAfterSeconds).postgresText, partitions],
+            purpose: "counting the users due").singleRow()
+        return DueBacklog(
+            due: try row.int("due"), overdue: try row.int("overdue"),
+            oldestDueAt: try row.optionalInt64("oldest").map(Instant.init(microsecondsSinceEpoch:)))
+    }
+
+    /// The latest `limit` runs, newest first (dry runs are not recorded).
+    public func recentRuns(limit: Int) throws -> [RecordedRun] {
+        try connection.query(
+            """
+            SELECT run_id, status, \(microseconds("as_of")) AS as_of, \(microseconds("started_at")) AS started_at,
+                   \(microseconds("finished_at")) AS finished_at, duration_ms, shard,
+                   cardinality(requested_users) AS requested_users, due, created, changed, unchanged,
+                   skipped_incomplete, rejected, notifications, unknown_users, partitions_held_by_others,
+                   host, binary_version, rules_version, tzdata_version, error
+            FROM plan_runs ORDER BY run_id DESC LIMIT $1
+            """, [limit], purpose: "reading the latest runs"
+        ).map { row in
+            var counts = RunCounts()
+            counts.due = try row.int("due")
+            counts.created = try row.int("created")
+            counts.changed = try row.int("changed")
+            counts.unchanged = try row.int("unchanged")
+            counts.skippedIncomplete = try row.int("skipped_incomplete")
+            counts.rejected = try row.int("rejected")
+            counts.notifications = try row.int("notifications")
+            counts.unknownUsers = try row.int("unknown_users")
+            return RecordedRun(
+                runID: try row.int64("run_id"), status: try row.string("status"),
+                asOf: Instant(microsecondsSinceEpoch: try row.int64("as_of")),
+                startedAt: Instant(microsecondsSinceEpoch: try row.int64("started_at")),
+                finishedAt: try row.optionalInt64("finished_at").map(Instant.init(microsecondsSinceEpoch:)),
+                durationMs: try row.optionalInt64("duration_ms"), shard: try row.optionalString("shard"),
+                requestedUsers: try row.optionalInt("requested_users"), counts: counts,
+                partitionsHeldByOthers: try row.int("partitions_held_by_others"),
+                host: try row.optionalString("host"), binaryVersion: try row.string("binary_version"),
+                rulesVersion: try row.string("rules_version"), tzdataVersion: try row.string("tzdata_version"),
+                error: try row.optionalString("error"))
+        }
+    }
+
+    /// When the last run that completed (`succeeded` or `held_by_others`) ended; nil when
+    /// none has.
+    public func lastSuccessfulRunEnd() throws -> Instant? {
+        try connection.query(
+            """
+            SELECT \(microseconds("max(finished_at)"))
+            FROM plan_runs WHERE status IN ('succeeded', 'held_by_others')
+            """, purpose: "reading the end of the last successful run"
+        ).singleRow().optionalInt64(0).map(Instant.init(microsecondsSinceEpoch:))
+    }
+
+    /// Rejection rows per settings field recorded by the runs started at or after `since`
+    /// (through plan_rejections' run index: plan_runs is small).
+    public func rejectionsByField(since: Instant) throws -> [String: Int] {
+        var byField: [String: Int] = [:]
+        for row in try connection.query(
+            """
+            SELECT field, count(*) AS rows FROM plan_rejections
+            WHERE run_id >= (SELECT min(run_id) FROM plan_runs WHERE started_at >= $1::timestamptz)
+            GROUP BY field
+            """, [since.postgresText], purpose: "counting recent rejections") {
+            byField[try row.string("field")] = try row.int("rows")
+        }
+        return byField
+    }
+}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import Operations
+import PlanRules
+import PlanStore
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Shows the job's state for ops: last runs, due and overdue users, outbox, rejections, versions.",
+        discussion: """
+            One screen: the latest runs (status, counts, duration), the users due now and those \
+            overdue (due for more than 15 minutes) with how long the longest-waiting one has \
+            waited past their local midnight, notification lines not yet emitted, rejections of \
+            the last 24 hours per field, and the binary, rules, schema and tz database versions. \
+            The numbers come from the same queries as the run's metrics.
+
+            Only reads: it works on a hot standby too.
+
+            Examples:
+              plan-regen status
+              plan-regen status --format json | jq .users.overdue
+              plan-regen status --runs 30
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text
+        case json
+    }
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: ArgumentHelp("Describe the job as of this RFC 3339 instant instead of now.", valueName: "instant"))
+    var asOf: String?
+
+    @Option(help: ArgumentHelp("How many of the latest runs to list.", valueName: "n"))
+    var runs = 10
+
+    @Option(help: ArgumentHelp("text (people) or json (scripts).", valueName: "text|json"))
+    var format: Format = .text
+
+    func validate() throws {
+        if let asOf, Instant(rfc3339: asOf) == nil {
+            throw ValidationError("--as-of: '\(asOf)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
+        }
+        guard (1...1000).contains(runs) else { throw ValidationError("--runs must be between 1 and 1000") }
+    }
+
+    func run() throws {
+        let logger = connection.makeLogger(label: "plan-regen.status")
+        do {
+            let store = try connection.openStore(for: .readOnly)
+            let report = try StatusReport.gather(
+                from: store, at: asOf.flatMap { Instant(rfc3339: $0) } ?? wallClockNow(),
+                zones: Result { try ZoneDatabase.loadSystem() }, binaryVersion: binaryVersion, runs: runs)
+            switch format {
+            case .text: print(report.text(), terminator: "")
+            case .json: print(try report.json())
+            }
+        } catch {
+            throw fail(error, logger: logger)
+        }
+    }
+}
