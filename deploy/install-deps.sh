@@ -11,8 +11,10 @@
 #                                   # prometheus (promtool checks metrics and alert rules),
 #                                   # prometheus-pushgateway (a real gateway to push to) and
 #                                   # the deploy files' checkers: systemd (systemd-analyze,
-#                                   # -sysusers, -tmpfiles), logrotate, python3-yaml, and
-#                                   # libcurl4-openssl-dev for the Dockerfile's static build
+#                                   # -sysusers, -tmpfiles), logrotate, python3-yaml,
+#                                   # libcurl4-openssl-dev for the Dockerfile's static build,
+#                                   # and python3-jsonschema (an independent validator for
+#                                   # the published docs/schemas/*.schema.json)
 set -euo pipefail
 
 with_test_tools=false
@@ -43,6 +45,7 @@ missing_test_packages() {
     has_program systemd-analyze || echo systemd
     has_program logrotate || echo logrotate
     /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || echo python3-yaml
+    /usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || echo python3-jsonschema
     # FoundationNetworking links libcurl: a --static-swift-stdlib build needs libcurl.so.
     [[ -e "/usr/lib/$(uname -m)-linux-gnu/libcurl.so" ]] || echo libcurl4-openssl-dev
 }
