@@ -4,6 +4,10 @@ with an independent validator, Python's jsonschema (Debian: python3-jsonschema).
 
     deploy/validate-json.py --check-schemas docs/schemas/*.schema.json
     deploy/validate-json.py SCHEMA FILE...      # FILE: one JSON document per line; - is stdin
+    deploy/validate-json.py --field KEY SCHEMA FILE...
+                                                # the value of KEY in each line's object
+                                                # (lines where it is absent or null are skipped),
+                                                # e.g. the worked examples' "notification"
 
 An empty line is skipped. Exits 0 when every line is valid, 1 when one is not (each
 invalid line is reported with its file, line number and the validator's message), 64 on
@@ -32,7 +36,7 @@ def check_schemas(paths):
     return 0
 
 
-def validate_lines(schema_path, paths):
+def validate_lines(schema_path, paths, field=None):
     with open(schema_path, encoding="utf-8") as f:
         validator = Draft202012Validator(json.load(f))
     valid = invalid = 0
@@ -48,6 +52,10 @@ def validate_lines(schema_path, paths):
                     print(f"{path}:{number}: not JSON ({error}): {line[:200]}", file=sys.stderr)
                     invalid += 1
                     continue
+                if field is not None:
+                    document = document.get(field) if isinstance(document, dict) else None
+                    if document is None:
+                        continue
                 errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
                 if errors:
                     invalid += 1
@@ -67,6 +75,8 @@ def validate_lines(schema_path, paths):
 def main(argv):
     if len(argv) >= 2 and argv[0] == "--check-schemas":
         return check_schemas(argv[1:])
+    if len(argv) >= 4 and argv[0] == "--field":
+        return validate_lines(argv[2], argv[3:], field=argv[1])
     if len(argv) >= 2 and not argv[0].startswith("-"):
         return validate_lines(argv[0], argv[1:])
     print(__doc__.strip(), file=sys.stderr)

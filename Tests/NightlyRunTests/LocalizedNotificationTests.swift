@@ -56,6 +56,9 @@ import Testing
     @Test func withoutTheColumnsOrWithThemNullTheLinesAreTheGoldenOnesByteForByte() throws {
         let golden = try golden()
         #expect(golden.count == 574)
+        if let check = try PublishedSchema.notificationLine.validate(golden, what: "the lines before locales") {
+            #expect(check.isValid, "\(check)")
+        }
         #expect(try scenario(withPresentationColumns: false).lines == golden)
         let allNull = try scenario(withPresentationColumns: true) { connection in
             try connection.execute("UPDATE user_settings SET locale = NULL, unit_system = NULL",
@@ -109,6 +112,10 @@ import Testing
         }
         #expect(Set(byLocale.keys) == ["de-DE", "es-ES", "fr-FR", "en-US"])
         #expect(lines.count == 574)
+        // Localized lines (with `locale` and `units`) against the published schema.
+        if let check = try PublishedSchema.notificationLine.validate(lines, what: "the localized demo lines") {
+            #expect(check.isValid, "\(check)")
+        }
         // Demo users whose unit_system is 'stones': a warning and a count, never a rejection.
         #expect(summaries.map(\.counts.unknownUnitSystems).reduce(0, +) > 0)
         #expect(summaries.map(\.counts.rejected) == [9, 1])

@@ -2,6 +2,7 @@ import Foundation
 import PlanRules
 import Postgres
 import Testing
+import TestSupport
 
 /// `kill -9` at 22 points of two runs over 20,000 users, each killed run followed by a
 /// rerun: the end state equals an uninterrupted run's on an identically seeded database
@@ -169,6 +170,8 @@ import Testing
         #expect(missing.isEmpty, "never emitted: \(missing.sorted().prefix(5))")
         let unexpected = zip(killedIDs, killedEmitted).filter { lineByID[$0.0] != $0.1 }
         #expect(unexpected.isEmpty, "lines not emitted by the uninterrupted run: \(unexpected.prefix(3).map(\.0))")
+        try Self.expectPublishedSchemas(lines: Array(Set(referenceEmitted).union(killedEmitted)),
+                                        history: try reference.owner(), what: "KillTests")
         let differing = Self.differences(history.0, history.1).count + Self.differences(state.0, state.1).count
         let emittedAgain = killedEmitted.count - Set(killedIDs).count
         print("""
@@ -177,6 +180,21 @@ import Testing
             ids, \(missing.count) never emitted, \(emittedAgain) lines emitted again after a kill, \
             \(fragments.count) partial lines left by a kill
             """)
+    }
+
+    /// Every distinct notification line, snapshot and diff a run produced validates against
+    /// the published schemas (PublishedSchemaTests; skipped only where python3-jsonschema
+    /// is missing outside CI).
+    static func expectPublishedSchemas(lines: [String], history: PostgresConnection, what: String) throws {
+        let documents = try PublishedSchema.planHistoryDocuments(history)
+        #expect(!lines.isEmpty && !documents.snapshots.isEmpty)
+        for (schema, batch) in [(PublishedSchema.notificationLine, lines), (.snapshot, documents.snapshots),
+                                (.diff, documents.diffs)] {
+            guard let check = try schema.validate(batch, what: "\(what): \(schema.rawValue) documents") else { return }
+            #expect(check.isValid, "\(check)")
+        }
+        print("\(what): \(lines.count) notification lines, \(documents.snapshots.count) snapshots and "
+              + "\(documents.diffs.count) distinct diffs validated against docs/schemas")
     }
 
     /// Fingerprints in one list and not the other (at most a few, for a readable failure).

@@ -140,6 +140,8 @@ import Testing
                 let missing = Set(lineByID.keys).subtracting(emittedIDs)
                 #expect(missing.isEmpty, "never emitted: \(missing.sorted().prefix(5))")
                 #expect(zip(emittedIDs, emitted).allSatisfy { lineByID[$0.0] == $0.1 }, "a line differs")
+                try KillTests.expectPublishedSchemas(lines: Array(Set(referenceEmitted).union(emitted)),
+                                                     history: try cluster.connect(database: "app"), what: "SoakTests")
                 print("""
                     SoakTests: \(Self.days) days, \(Self.days * Self.ticksPerDay) ticks, faults \
                     \(faults.sorted { "\($0.key)" < "\($1.key)" }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")); \

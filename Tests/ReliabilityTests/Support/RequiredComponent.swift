@@ -25,6 +25,8 @@ enum RequiredComponent: String, CaseIterable, Sendable {
     case systemdAnalyze = "systemd-analyze"
     case logrotate
     case python3Yaml = "python3 (with yaml)"
+    // The independent validator of the published schemas (PublishedSchemaTests).
+    case python3JSONSchema = "python3 (with jsonschema)"
     case kubectl
     // Metrics and alerts (ObservabilityTests, OpsMetricsTests).
     case promtool
@@ -42,6 +44,8 @@ enum RequiredComponent: String, CaseIterable, Sendable {
             Subprocess.executable(rawValue)
         case .python3Yaml:
             Self.python3WithYaml
+        case .python3JSONSchema:
+            Self.python3WithJSONSchema
         }
     }
 
@@ -51,6 +55,14 @@ enum RequiredComponent: String, CaseIterable, Sendable {
     private static let python3WithYaml: String? = {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
               let check = try? Subprocess.run(["/usr/bin/python3", "-c", "import yaml"], limitSeconds: 30),
+              check.status == 0 else { return nil }
+        return "/usr/bin/python3"
+    }()
+
+    /// /usr/bin/python3 when it can `import jsonschema` (Debian's python3-jsonschema).
+    private static let python3WithJSONSchema: String? = {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+              let check = try? Subprocess.run(["/usr/bin/python3", "-c", "import jsonschema"], limitSeconds: 30),
               check.status == 0 else { return nil }
         return "/usr/bin/python3"
     }()
@@ -70,6 +82,7 @@ enum RequiredComponent: String, CaseIterable, Sendable {
         case .systemdAnalyze: "systemd"
         case .logrotate: "logrotate"
         case .python3Yaml: "python3-yaml"
+        case .python3JSONSchema: "python3-jsonschema"
         // Not in Debian's archive at a version with kustomize's replacements: the machine
         // image brings it from Kubernetes' own package repository.
         case .kubectl: "kubectl"
