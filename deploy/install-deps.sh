@@ -43,6 +43,8 @@ missing_test_packages() {
     has_program systemd-analyze || echo systemd
     has_program logrotate || echo logrotate
     /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || echo python3-yaml
+    # The report pages are opened headless, as a person would see them (OpsReportTests).
+    has_program chromium || echo chromium
     # FoundationNetworking links libcurl: a --static-swift-stdlib build needs libcurl.so.
     [[ -e "/usr/lib/$(uname -m)-linux-gnu/libcurl.so" ]] || echo libcurl4-openssl-dev
 }
