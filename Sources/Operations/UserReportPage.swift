@@ -225,8 +225,8 @@ enum ReportStyle {
         .phase-band.maintenance, .key.maintenance { fill: #dff3e4; background: #dff3e4; }
         .step { fill: none; stroke-width: 2; }
         .step.calories { stroke: #c0392b; } .step.protein { stroke: #2c6fbb; } .step.water { stroke: #1a9c9c; }
-        .step.plans { stroke: #555; }
         .marker { fill: #fff; stroke: #c0392b; stroke-width: 2; }
+        .bar { fill: #2c6fbb; } .calorie-change .bar { fill: #c0392b; } .switches .bar { fill: #1a9c9c; }
         .axis { font-size: 12px; fill: #555; }
         figcaption { font-size: 0.85rem; color: #555; }
         table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
