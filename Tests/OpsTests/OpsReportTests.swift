@@ -72,6 +72,58 @@ import Testing
         }
     }
 
+    @Test func theAllUsersPageAndCSVCountWhatPlanHistoryHolds() throws {
+        guard let chromium = HeadlessChromium.required() else { return }
+        try withFourRuns { url, connection, folder in
+            // A rejection, so the figure through status's query has something to count.
+            try connection.execute("UPDATE user_settings SET height_cm = 20, updated_at = '2026-04-20T08:00:00Z' "
+                                   + "WHERE user_id = (SELECT min(user_id) FROM plan_history)", purpose: "test")
+            let rerun = try PlanRegenProcess.run(["run", "--as-of", "2026-04-22T12:00:00Z", "--allow-future",
+                                                  "--notifications", folder + "/n.jsonl"], databaseURL: url, folder: folder)
+            #expect(rerun.exitCode == 0, "\(rerun.stderr)")
+            // Scheduled runs start at their as-of; these ran today with an older --as-of.
+            try connection.execute("UPDATE plan_runs SET started_at = as_of, finished_at = as_of + interval '1 minute'",
+                                   purpose: "test")
+            let page = folder + "/all.html"
+            let made = try PlanRegenProcess.run(["report", "--from", "2026-03-01", "--to", "2026-04-30", "--out", page],
+                                                databaseURL: url, folder: folder)
+            #expect(made.exitCode == 0, "\(made.stderr)")
+            let csv = lines(try String(contentsOfFile: folder + "/all.csv", encoding: .utf8))
+            #expect(csv.first == "section,day,key,count")
+            func sum(_ section: String, key: String? = nil) -> Int {
+                csv.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+                    .filter { $0[0] == section && (key == nil || $0[2] == key) }.reduce(0) { $0 + Int($1[3])! }
+            }
+            let inRange = "plan_date BETWEEN '2026-03-01' AND '2026-04-30'"
+            #expect(sum("plans_by_reason") == (try connection.count(
+                "SELECT count(*) FROM plan_history, unnest(reasons) WHERE \(inRange)")))
+            #expect(sum("plans_by_reason", key: "created") == (try connection.count(
+                "SELECT count(*) FROM plan_history WHERE 'created' = ANY(reasons) AND \(inRange)")))
+            let switches = try connection.count(
+                """
+                SELECT count(*) FROM plan_history h, jsonb_array_elements(h.diff) d
+                WHERE d->>'path' = 'phase.phase' AND \(inRange)
+                """)
+            #expect(switches > 0 && sum("phase_switches") == switches)
+            #expect(sum("rejections_by_field") == (try connection.count("SELECT count(*) FROM plan_rejections"))
+                    && sum("rejections_by_field") > 0)
+            #expect(sum("notifications_by_type") == (try connection.count(
+                "SELECT count(*) FROM notification_outbox WHERE split_part(notification_id, ':', 2) <= '2026-04-30'")))
+            #expect(sum("calorie_change") == (try connection.count(
+                """
+                SELECT count(*) FROM plan_history h, jsonb_array_elements(h.diff) d
+                WHERE d->>'path' = 'targets.calories' AND \(inRange)
+                """)))
+
+            let opened = try chromium.open(page, folder: folder)
+            #expect(opened.consoleErrors.isEmpty, "\(opened.consoleErrors)")
+            #expect(occurrences(of: "<svg", in: opened.dom) == 3, "plans, switches, calorie changes")
+            let calorieBuckets = csv.filter { $0.hasPrefix("calorie_change,") }.count
+            #expect(occurrences(of: "class=\"bar\"", in: opened.dom) == 61 + 61 + calorieBuckets,
+                    "one bar per day of March and April in two charts, one per calorie bucket")
+        }
+    }
+
     /// The console check above can fail: a page with a script error is caught.
     @Test func aScriptErrorOnThePageIsCaught() throws {
         guard let chromium = HeadlessChromium.required() else { return }
