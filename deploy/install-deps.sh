@@ -12,7 +12,8 @@
 #                                   # prometheus-pushgateway (a real gateway to push to) and
 #                                   # the deploy files' checkers: systemd (systemd-analyze,
 #                                   # -sysusers, -tmpfiles), logrotate, python3-yaml, and
-#                                   # libcurl4-openssl-dev for the Dockerfile's static build
+#                                   # libcurl4-openssl-dev for the Dockerfile's static build;
+#                                   # chromium opens the report pages headless
 set -euo pipefail
 
 with_test_tools=false

@@ -220,6 +220,7 @@ enum ReportStyle {
         <style>
         body { font-family: system-ui, sans-serif; margin: 1rem auto; max-width: 60rem; padding: 0 1rem; color: #222; }
         h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; }
+        figure { margin: 1rem 0; }
         .chart svg { width: 100%; height: auto; display: block; }
         .phase-band.deficit, .key.deficit { fill: #fde2e2; background: #fde2e2; }
         .phase-band.maintenance, .key.maintenance { fill: #dff3e4; background: #dff3e4; }
@@ -227,7 +228,7 @@ enum ReportStyle {
         .step.calories { stroke: #c0392b; } .step.protein { stroke: #2c6fbb; } .step.water { stroke: #1a9c9c; }
         .marker { fill: #fff; stroke: #c0392b; stroke-width: 2; }
         .bar { fill: #2c6fbb; } .calorie-change .bar { fill: #c0392b; } .switches .bar { fill: #1a9c9c; }
-        .axis { font-size: 12px; fill: #555; }
+        .axis { font-size: 13px; fill: #555; }
         figcaption { font-size: 0.85rem; color: #555; }
         table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
         th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.4rem; text-align: left; vertical-align: top; }
