@@ -28,11 +28,7 @@ struct ReportCommand: ParsableCommand {
             help: ArgumentHelp("The user whose plans to show (without it: every user's figures).", valueName: "id"))
     var userID: Int64?
 
-    @Option(help: ArgumentHelp("First plan date to include (YYYY-MM-DD).", valueName: "date"))
-    var from: String?
-
-    @Option(help: ArgumentHelp("Last plan date to include (YYYY-MM-DD).", valueName: "date"))
-    var to: String?
+    @OptionGroup var dates: PlanDateRangeOptions
 
     @Option(help: ArgumentHelp("The HTML file to write (all users: the CSV goes beside it).", valueName: "file.html"))
     var out: String
@@ -42,12 +38,7 @@ struct ReportCommand: ParsableCommand {
 
     func validate() throws {
         try validateUserIDs(userID.map { [$0] } ?? [])
-        for (name, value) in [("--from", from), ("--to", to)] {
-            if let value, LocalDate(iso8601: value) == nil {
-                throw ValidationError("\(name): '\(value)' is not a date such as 2026-03-16")
-            }
-        }
-        if userID == nil, from == nil || to == nil {
+        if userID == nil, dates.from == nil || dates.to == nil {
             throw ValidationError("the all-users report needs --from and --to (e.g. --from 2026-03-01 --to 2026-03-31); "
                                   + "or give --user ID for one user's history")
         }
@@ -57,13 +48,13 @@ struct ReportCommand: ParsableCommand {
         let logger = connection.makeLogger(label: "plan-regen.report")
         do {
             let store = try connection.openStore(for: .readOnly)
-            let fromDate = from.flatMap { LocalDate(iso8601: $0) }, toDate = to.flatMap { LocalDate(iso8601: $0) }
+            let fromDate = dates.fromDate, toDate = dates.toDate
             if let userID {
                 var page = UserReportPage(userID: userID, readable: locale)
                 try store.forEachHistoryRecord(in: HistoryRange(userID: userID, from: fromDate, to: toDate)) {
                     try page.add($0)
                 }
-                try write(page.html(rangeText: rangeText), to: out)
+                try write(page.html(rangeText: dates.text), to: out)
                 print("Wrote \(out): \(page.planCount) plans of user \(userID)")
             } else if let fromDate, let toDate {
                 let page = AllUsersReportPage(figures: try store.planReportFigures(from: fromDate, to: toDate),
@@ -89,14 +80,5 @@ struct ReportCommand: ParsableCommand {
     /// FILE.csv beside FILE.html.
     private var csvPath: String {
         (out.hasSuffix(".html") ? String(out.dropLast(5)) : out) + ".csv"
-    }
-
-    private var rangeText: String {
-        switch (from, to) {
-        case let (from?, to?): " from \(from) to \(to)"
-        case let (from?, nil): " from \(from)"
-        case let (nil, to?): " up to \(to)"
-        case (nil, nil): ""
-        }
     }
 }
