@@ -14,7 +14,10 @@ struct ReportCommand: ParsableCommand {
             latest weight projection and the "Plan updates" table. It is one file with inline \
             SVG and CSS: no script, font or network; it reads at phone and desktop width and prints.
 
-            Without --user, --from and --to are required: the page counts every user's plans             per day by reason, phase switches per day, rejections per field, notifications per             type and the distribution of calorie changes, and FILE.csv beside FILE.html holds             the same numbers. PostgreSQL aggregates them, so memory stays flat at any user count.
+            Without --user, --from and --to are required: the page counts every user's plans \
+            per day by reason, phase switches per day, rejections per field, notifications per \
+            type and the distribution of calorie changes, and FILE.csv beside FILE.html holds \
+            the same numbers. PostgreSQL aggregates them, so memory stays flat at any user count.
 
             Examples:
               plan-regen report --user 42 --out user-42.html
