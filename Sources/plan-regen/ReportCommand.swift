@@ -21,8 +21,8 @@ struct ReportCommand: ParsableCommand {
 
             Examples:
               plan-regen report --user 42 --out user-42.html
-              plan-regen report --user 42 --from 2026-03-01 --to 2026-05-31 --out spring.html
-              plan-regen report --from 2026-03-01 --to 2026-03-31 --out march.html   # and march.csv
+              plan-regen report --user 42 --from 2026-03-01 --out spring.html
+              plan-regen report --from 2026-03-01 --to 2026-03-31 --out march.html
             """)
 
     @OptionGroup var connection: ConnectionOptions
