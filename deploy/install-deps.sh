@@ -13,8 +13,9 @@
 #                                   # the deploy files' checkers: systemd (systemd-analyze,
 #                                   # -sysusers, -tmpfiles), logrotate, python3-yaml,
 #                                   # libcurl4-openssl-dev for the Dockerfile's static build,
-#                                   # and python3-jsonschema (an independent validator for
-#                                   # the published docs/schemas/*.schema.json)
+#                                   # python3-jsonschema (an independent validator for the
+#                                   # published docs/schemas/*.schema.json), and chromium
+#                                   # (opens the report pages headless)
 set -euo pipefail
 
 with_test_tools=false
@@ -46,6 +47,8 @@ missing_test_packages() {
     has_program logrotate || echo logrotate
     /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || echo python3-yaml
     /usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || echo python3-jsonschema
+    # The report pages are opened headless, as a person would see them (OpsReportTests).
+    has_program chromium || echo chromium
     # FoundationNetworking links libcurl: a --static-swift-stdlib build needs libcurl.so.
     [[ -e "/usr/lib/$(uname -m)-linux-gnu/libcurl.so" ]] || echo libcurl4-openssl-dev
 }

@@ -134,15 +134,18 @@ extension PlanStore {
     }
 
     /// Rejection rows per settings field recorded by the runs started at or after `since`
-    /// (through plan_rejections' run index: plan_runs is small).
-    public func rejectionsByField(since: Instant) throws -> [String: Int] {
+    /// (and before `before`, when given: `plan-regen report`'s date range), through
+    /// plan_rejections' run index: plan_runs is small.
+    public func rejectionsByField(since: Instant, before: Instant? = nil) throws -> [String: Int] {
         var byField: [String: Int] = [:]
         for row in try connection.query(
             """
             SELECT field, count(*) AS rows FROM plan_rejections
             WHERE run_id >= (SELECT min(run_id) FROM plan_runs WHERE started_at >= $1::timestamptz)
+              AND ($2::timestamptz IS NULL
+                   OR run_id <= (SELECT max(run_id) FROM plan_runs WHERE started_at < $2::timestamptz))
             GROUP BY field
-            """, [since.postgresText], purpose: "counting recent rejections") {
+            """, [since.postgresText, before?.postgresText], purpose: "counting recent rejections") {
             byField[try row.string("field")] = try row.int("rows")
         }
         return byField

@@ -30,11 +30,7 @@ struct HistoryCommand: ParsableCommand {
             help: ArgumentHelp("The user whose plans to print.", valueName: "id"))
     var userID: Int64?
 
-    @Option(help: ArgumentHelp("First plan date to include (YYYY-MM-DD).", valueName: "date"))
-    var from: String?
-
-    @Option(help: ArgumentHelp("Last plan date to include (YYYY-MM-DD).", valueName: "date"))
-    var to: String?
+    @OptionGroup var dates: PlanDateRangeOptions
 
     @Option(help: ArgumentHelp("table, csv or json.", valueName: "format"))
     var format: HistoryFormat = .table
@@ -46,11 +42,6 @@ struct HistoryCommand: ParsableCommand {
 
     func validate() throws {
         try validateUserIDs(userID.map { [$0] } ?? [])
-        for (name, value) in [("--from", from), ("--to", to)] {
-            if let value, LocalDate(iso8601: value) == nil {
-                throw ValidationError("\(name): '\(value)' is not a date such as 2026-03-16")
-            }
-        }
         if format == .table, userID == nil {
             throw ValidationError("--format table prints one user's timeline: give --user ID, "
                                   + "or use --format csv or json for every user")
@@ -61,24 +52,14 @@ struct HistoryCommand: ParsableCommand {
         let logger = connection.makeLogger(label: "plan-regen.history")
         do {
             let store = try connection.openStore(for: .readOnly)
-            let range = HistoryRange(userID: userID, from: from.flatMap { LocalDate(iso8601: $0) },
-                                     to: to.flatMap { LocalDate(iso8601: $0) })
+            let range = HistoryRange(userID: userID, from: dates.fromDate, to: dates.toDate)
             let who = userID.map { "user \($0)" } ?? "all users"
             var printer = try HistoryPrinter(format: format, output: .standardOutput(),
                                              title: "Plan updates for \(who), newest first", readable: locale)
             try store.forEachHistoryRecord(in: range) { try printer.add($0) }
-            try printer.finish(emptyMessage: "No written plans for \(who)\(rangeText).")
+            try printer.finish(emptyMessage: "No written plans for \(who)\(dates.text).")
         } catch {
             throw fail(error, logger: logger)
-        }
-    }
-
-    private var rangeText: String {
-        switch (from, to) {
-        case let (from?, to?): " from \(from) to \(to)"
-        case let (from?, nil): " from \(from)"
-        case let (nil, to?): " up to \(to)"
-        case (nil, nil): ""
         }
     }
 }

@@ -34,7 +34,7 @@ struct PlanRegen: ParsableCommand {
               plan-regen help run
             """,
         version: "plan-regen \(binaryVersion) (rules \(rulesVersion))",
-        subcommands: [RunCommand.self, StatusCommand.self, HistoryCommand.self, ExplainCommand.self, PruneCommand.self,
+        subcommands: [RunCommand.self, StatusCommand.self, HistoryCommand.self, ReportCommand.self, ExplainCommand.self, PruneCommand.self,
                       ForgetCommand.self, MigrateCommand.self, SeedDemoCommand.self],
         defaultSubcommand: nil
     )

@@ -1,0 +1,94 @@
+import PlanRules
+import Postgres
+
+/// The all-users figures of `plan-regen report --from --to`: each one aggregated by
+/// PostgreSQL (GROUP BY day, reason, field…), so the job receives a few hundred rows
+/// however many users and plans the range covers.
+public struct PlanReportFigures: Sendable {
+    /// One count of a day (plan date) and key (a reason, a phase).
+    public struct DayCount: Sendable, Equatable {
+        public var day: LocalDate
+        public var key: String
+        public var count: Int
+    }
+
+    /// Written plans per plan date and reason (a plan with two reasons counts under each).
+    public var plansByReason: [DayCount] = []
+    /// Plans whose diff changes `phase.phase`, per plan date and the phase switched to.
+    public var phaseSwitches: [DayCount] = []
+    /// Rejected settings rows per field, from the runs started in the range (the query of
+    /// `plan-regen status` and the metrics).
+    public var rejectionsByField: [String: Int] = [:]
+    /// Notifications in the outbox per type, for plan dates in the range (`prune` removes
+    /// emitted lines after their retention).
+    public var notificationsByType: [String: Int] = [:]
+    /// Calorie changes (after − before) in buckets of `calorieBucketWidth`: bucket start → plans.
+    public var calorieChanges: [(bucket: Int, count: Int)] = []
+    public static let calorieBucketWidth = 50
+
+    public init() {}
+}
+
+extension PlanStore {
+    /// The figures of every user's plans dated `from` through `to` (inclusive).
+    public func planReportFigures(from: LocalDate, to: LocalDate) throws -> PlanReportFigures {
+        var figures = PlanReportFigures()
+        let range: [(any PostgresParameter)?] = [from.description, to.description]
+        try connection.forEachRow(
+            """
+            SELECT h.plan_date::text, r.reason, count(*)
+            FROM plan_history h CROSS JOIN LATERAL unnest(h.reasons) AS r(reason)
+            WHERE h.plan_date BETWEEN $1::date AND $2::date
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """, range, purpose: "counting plans per day and reason for the report"
+        ) { row in
+            figures.plansByReason.append(try dayCount(row))
+            return .continue
+        }
+        try connection.forEachRow(
+            """
+            SELECT plan_date::text, snapshot->'phase'->>'phase', count(*)
+            FROM plan_history
+            WHERE plan_date BETWEEN $1::date AND $2::date AND diff @> '[{"path": "phase.phase"}]'
+            GROUP BY 1, 2 ORDER BY 1, 2
+            """, range, purpose: "counting phase switches per day for the report"
+        ) { row in
+            figures.phaseSwitches.append(try dayCount(row))
+            return .continue
+        }
+        try connection.forEachRow(
+            """
+            SELECT split_part(notification_id, ':', 3), count(*)
+            FROM notification_outbox
+            WHERE split_part(notification_id, ':', 2) BETWEEN $1 AND $2
+            GROUP BY 1 ORDER BY 1
+            """, range, purpose: "counting notifications per type for the report"
+        ) { row in
+            figures.notificationsByType[try row.string(0)] = try row.int(1)
+            return .continue
+        }
+        try connection.forEachRow(
+            """
+            SELECT floor(((d->>'after')::numeric - (d->>'before')::numeric) / $3::int)::bigint * $3::int, count(*)
+            FROM plan_history h CROSS JOIN LATERAL jsonb_array_elements(h.diff) AS d
+            WHERE h.plan_date BETWEEN $1::date AND $2::date AND h.diff @> '[{"path": "targets.calories"}]'
+              AND d->>'path' = 'targets.calories'
+            GROUP BY 1 ORDER BY 1
+            """, range + [PlanReportFigures.calorieBucketWidth], purpose: "bucketing calorie changes for the report"
+        ) { row in
+            figures.calorieChanges.append((bucket: try row.int(0), count: try row.int(1)))
+            return .continue
+        }
+        let midnight = { (date: LocalDate) in Instant(secondsSinceEpoch: Int64(date.daysSinceEpoch) * 86_400) }
+        figures.rejectionsByField = try rejectionsByField(since: midnight(from), before: midnight(to.adding(days: 1)))
+        return figures
+    }
+}
+
+private func dayCount(_ row: PostgresRow) throws -> PlanReportFigures.DayCount {
+    let text = try row.string(0)
+    guard let day = LocalDate(iso8601: text) else {
+        throw StoreError.corruptState(userID: 0, detail: "plan_history.plan_date '\(text)'")
+    }
+    return PlanReportFigures.DayCount(day: day, key: try row.optionalString(1) ?? "none", count: try row.int(2))
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Postgres
+import Testing
+
+/// `plan-regen report`: the HTML pages opened in headless Chromium, counted against plan_history.
+@Suite struct OpsReportTests {
+    /// Four runs two weeks apart: first plans, then phase switches back and forth.
+    private func withFourRuns(_ body: (String, PostgresConnection, String) throws -> Void) throws {
+        try withDemoDatabase(users: 60) { database, connection in
+            try withTemporaryDirectory { folder in
+                for asOf in [firstRunAt, switchRunAt, "2026-03-29T12:00:00Z", "2026-04-12T12:00:00Z"] {
+                    try runToCompletion(["--as-of", asOf, "--allow-future"], on: database, folder: folder)
+                }
+                try body(database.conninfo, connection, folder)
+            }
+        }
+    }
+
+    /// Runs of consecutive plans in the same deficit/maintenance phase, as the page's bands.
+    private func phaseRuns(of user: Int64, _ connection: PostgresConnection) throws -> Int {
+        try connection.count(
+            """
+            SELECT count(*) FROM (
+                SELECT phase, lag(phase) OVER (ORDER BY plan_date, seq) AS previous
+                FROM (SELECT plan_date, seq, snapshot->'phase'->>'phase' AS phase
+                      FROM plan_history WHERE user_id = $1) plans) runs
+            WHERE phase IN ('deficit', 'maintenance') AND phase IS DISTINCT FROM previous
+            """, [user])
+    }
+
+    @Test func aUsersPageHasOneMarkerPerPlanAndOneBandPerPhaseRunAndNoConsoleError() throws {
+        guard let chromium = HeadlessChromium.required() else { return }
+        try withFourRuns { url, connection, folder in
+            let user = try connection.query(
+                """
+                SELECT user_id FROM plan_history GROUP BY user_id
+                HAVING count(DISTINCT snapshot->'phase'->>'phase') = 2 ORDER BY count(*) DESC, user_id LIMIT 1
+                """, purpose: "test").singleRow().int64(0)
+            let plans = try connection.count("SELECT count(*) FROM plan_history WHERE user_id = $1", [user])
+            let bands = try phaseRuns(of: user, connection)
+            #expect(plans >= 4 && bands >= 3, "the demo data should switch phases: \(plans) plans, \(bands) runs")
+            let page = folder + "/user.html"
+            let made = try PlanRegenProcess.run(["report", "--user", "\(user)", "--out", page],
+                                                databaseURL: url, folder: folder)
+            #expect(made.exitCode == 0, "\(made.stderr)")
+            let html = try String(contentsOfFile: page, encoding: .utf8)
+            #expect(!html.contains("<script") && !html.contains("http://") && !html.contains("https://")
+                    && !html.contains("<link"), "the page must be self-contained")
+
+            let opened = try chromium.open(page, folder: folder)
+            #expect(opened.consoleErrors.isEmpty, "\(opened.consoleErrors)")
+            #expect(occurrences(of: "<svg", in: opened.dom) == 1)
+            #expect(occurrences(of: "class=\"marker\"", in: opened.dom) == plans)
+            #expect(occurrences(of: "class=\"phase-band ", in: opened.dom) == bands)
+            #expect(occurrences(of: "<tr class=\"update\">", in: opened.dom) == plans)
+            #expect(occurrences(of: "class=\"step ", in: opened.dom) == 3, "calories, protein and water")
+            // A phase switch's tooltip names the reason and the calories before → after.
+            let switched = try connection.query(
+                """
+                SELECT d->>'before', d->>'after' FROM plan_history, jsonb_array_elements(diff) d
+                WHERE user_id = $1 AND reasons = ARRAY['phase_switch'] AND d->>'path' = 'targets.calories'
+                ORDER BY plan_date LIMIT 1
+                """, [user], purpose: "test").singleRow()
+            let before = Int(try switched.string(0))!, after = Int(try switched.string(1))!
+            let grouped = { (value: Int) in value >= 1000 ? "\(value / 1000),\(String(format: "%03d", value % 1000))" : "\(value)" }
+            #expect(opened.dom.contains("Target \(grouped(before)) → \(grouped(after)) cal [phase_switch]</title>"),
+                    "no marker title with the switch's calories")
+
+            for (width, height) in [(390, 900), (1280, 900)] {
+                try chromium.screenshot(page, to: "\(folder)/user-\(width).png", width: width, height: height, folder: folder)
+            }
+        }
+    }
+
+    @Test func theAllUsersPageAndCSVCountWhatPlanHistoryHolds() throws {
+        guard let chromium = HeadlessChromium.required() else { return }
+        try withFourRuns { url, connection, folder in
+            // A rejection, so the figure through status's query has something to count.
+            try connection.execute("UPDATE user_settings SET height_cm = 20, updated_at = '2026-04-20T08:00:00Z' "
+                                   + "WHERE user_id = (SELECT min(user_id) FROM plan_history)", purpose: "test")
+            let rerun = try PlanRegenProcess.run(["run", "--as-of", "2026-04-22T12:00:00Z", "--allow-future",
+                                                  "--notifications", folder + "/n.jsonl"], databaseURL: url, folder: folder)
+            #expect(rerun.exitCode == 0, "\(rerun.stderr)")
+            // Scheduled runs start at their as-of; these ran today with an older --as-of.
+            try connection.execute("UPDATE plan_runs SET started_at = as_of, finished_at = as_of + interval '1 minute'",
+                                   purpose: "test")
+            let page = folder + "/all.html"
+            let made = try PlanRegenProcess.run(["report", "--from", "2026-03-01", "--to", "2026-04-30", "--out", page],
+                                                databaseURL: url, folder: folder)
+            #expect(made.exitCode == 0, "\(made.stderr)")
+            let csv = lines(try String(contentsOfFile: folder + "/all.csv", encoding: .utf8))
+            #expect(csv.first == "section,day,key,count")
+            func sum(_ section: String, key: String? = nil) -> Int {
+                csv.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+                    .filter { $0[0] == section && (key == nil || $0[2] == key) }.reduce(0) { $0 + Int($1[3])! }
+            }
+            let inRange = "plan_date BETWEEN '2026-03-01' AND '2026-04-30'"
+            #expect(sum("plans_by_reason") == (try connection.count(
+                "SELECT count(*) FROM plan_history, unnest(reasons) WHERE \(inRange)")))
+            #expect(sum("plans_by_reason", key: "created") == (try connection.count(
+                "SELECT count(*) FROM plan_history WHERE 'created' = ANY(reasons) AND \(inRange)")))
+            let switches = try connection.count(
+                """
+                SELECT count(*) FROM plan_history h, jsonb_array_elements(h.diff) d
+                WHERE d->>'path' = 'phase.phase' AND \(inRange)
+                """)
+            #expect(switches > 0 && sum("phase_switches") == switches)
+            #expect(sum("rejections_by_field") == (try connection.count("SELECT count(*) FROM plan_rejections"))
+                    && sum("rejections_by_field") > 0)
+            #expect(sum("notifications_by_type") == (try connection.count(
+                "SELECT count(*) FROM notification_outbox WHERE split_part(notification_id, ':', 2) <= '2026-04-30'")))
+            #expect(sum("calorie_change") == (try connection.count(
+                """
+                SELECT count(*) FROM plan_history h, jsonb_array_elements(h.diff) d
+                WHERE d->>'path' = 'targets.calories' AND \(inRange)
+                """)))
+
+            let opened = try chromium.open(page, folder: folder)
+            #expect(opened.consoleErrors.isEmpty, "\(opened.consoleErrors)")
+            #expect(occurrences(of: "<svg", in: opened.dom) == 3, "plans, switches, calorie changes")
+            let calorieBuckets = csv.filter { $0.hasPrefix("calorie_change,") }.count
+            #expect(occurrences(of: "class=\"bar\"", in: opened.dom) == 61 + 61 + calorieBuckets,
+                    "one bar per day of March and April in two charts, one per calorie bucket")
+        }
+    }
+
+    /// The console check above can fail: a page with a script error is caught.
+    @Test func aScriptErrorOnThePageIsCaught() throws {
+        guard let chromium = HeadlessChromium.required() else { return }
+        try withTemporaryDirectory { folder in
+            let page = folder + "/broken.html"
+            try "<!DOCTYPE html><html><body><p>x</p><script>notDefinedAnywhere();</script></body></html>"
+                .write(toFile: page, atomically: true, encoding: .utf8)
+            let opened = try chromium.open(page, folder: folder)
+            #expect(opened.consoleErrors.contains { $0.contains("notDefinedAnywhere") }, "\(opened.consoleErrors)")
+        }
+    }
+}
