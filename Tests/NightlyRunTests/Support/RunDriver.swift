@@ -44,7 +44,24 @@ final class RunDriver {
                 .appendingPathComponent("nightly-run-\(database.name)").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            return try body(RunDriver(database: database, directory: directory))
+            let driver = try RunDriver(database: database, directory: directory)
+            let result = try body(driver)
+            try driver.expectPublishedSchemas()
+            return result
+        }
+    }
+
+    /// Every notification line the test's runs emitted and every snapshot and diff they
+    /// stored validate against the published schemas (docs/schemas, python3-jsonschema).
+    func expectPublishedSchemas() throws {
+        let lines = try NotificationLine.lines(of: notificationsPath)
+        let documents = try PublishedSchema.planHistoryDocuments(connection)
+        for (schema, batch) in [(PublishedSchema.notificationLine, lines), (.snapshot, documents.snapshots),
+                                (.diff, documents.diffs)] where !batch.isEmpty {
+            guard let check = try schema.validate(batch, what: "\(schema.rawValue) documents of a test's runs") else {
+                return
+            }
+            #expect(check.isValid, "\(check)")
         }
     }
 
