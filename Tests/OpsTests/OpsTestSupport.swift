@@ -15,7 +15,12 @@ func withDemoDatabase<Result>(users: Int, writtenBefore: Instant = demoWrittenBe
         try migrator.apply(Migration.reference)
         try migrator.apply(Migration.planRegen)
         try DemoUsers.insert(count: users, writtenBefore: writtenBefore, into: connection)
-        return try body(database, connection)
+        let result = try body(database, connection)
+        // Whatever the test's runs stored validates against the published schemas.
+        for check in try PublishedSchema.checksOfStoredDocuments(connection, what: "a demo database") {
+            #expect(check.isValid, "\(check)")
+        }
+        return result
     }
 }
 

@@ -76,6 +76,32 @@ public enum PublishedSchema: String, CaseIterable, Sendable {
         return (snapshots, diffs)
     }
 
+    /// Checks of everything a database's runs stored: the outbox's lines (every emitted
+    /// notification line was one), and plan_history's snapshots and diffs. Empty for a
+    /// database without the job's tables, or where the validator may be missing (see
+    /// `validate`).
+    public static func checksOfStoredDocuments(_ connection: PostgresConnection, what: String) throws -> [SchemaCheck] {
+        let migrated = try connection.query(
+            "SELECT to_regclass('plan_history') IS NOT NULL AND to_regclass('notification_outbox') IS NOT NULL",
+            purpose: "looking for the job's tables").singleRow().bool(0)
+        guard migrated else { return [] }
+        var lines: [String] = []
+        try connection.forEachRow("SELECT payload FROM notification_outbox",
+                                  purpose: "reading the outbox for the schema check") { row in
+            lines.append(try row.string(0))
+            return .continue
+        }
+        let documents = try planHistoryDocuments(connection)
+        var checks: [SchemaCheck] = []
+        for (schema, batch) in [(PublishedSchema.notificationLine, lines), (.snapshot, documents.snapshots),
+                                (.diff, documents.diffs)] where !batch.isEmpty {
+            if let check = try schema.validate(batch, what: "\(what): \(schema.rawValue) documents") {
+                checks.append(check)
+            }
+        }
+        return checks
+    }
+
     static let python3 = "/usr/bin/python3"
 
     private static func validatorIsAvailable() throws -> Bool {

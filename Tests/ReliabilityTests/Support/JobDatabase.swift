@@ -2,6 +2,7 @@ import PlanRules
 import PlanStore
 import Postgres
 import TestSupport
+import Testing
 
 /// A fresh test database set up the way production is: the owner applies the migrations
 /// (with the app's reference user_settings), and the job logs in as its own LOGIN role,
@@ -59,7 +60,12 @@ struct JobDatabase: Sendable {
             }
             let jobDatabase = JobDatabase(database: database, jobRole: role)
             defer { try? jobDatabase.disconnectJobSessions() }
-            return try body(jobDatabase)
+            let result = try body(jobDatabase)
+            // Whatever the test's runs stored validates against the published schemas.
+            for check in try PublishedSchema.checksOfStoredDocuments(try jobDatabase.owner(), what: "a job database") {
+                #expect(check.isValid, "\(check)")
+            }
+            return result
         }
     }
 
