@@ -62,6 +62,8 @@ let package = Package(
             ],
             path: "Benchmarks/PlanRegenBench"
         ),
+        // A TCP proxy adding latency in each direction: the benchmark's remote database.
+        .executableTarget(name: "delay-proxy", path: "Benchmarks/DelayProxy"),
         .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
         .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),

@@ -13,10 +13,10 @@ struct BatchOutcome {
 
 extension NightlyRunner {
     /// Loads and evaluates one batch of users; pure apart from the one read.
-    func process(_ userIDs: [Int64], store: PlanStore, options: RunOptions, manual: Bool,
-                 logger: Logger) throws -> BatchOutcome {
+    func process(_ userIDs: [Int64], store: PlanStore, after partitionGuard: PartitionGuard? = nil,
+                 options: RunOptions, manual: Bool, logger: Logger) throws -> BatchOutcome {
         var outcome = BatchOutcome()
-        for user in try store.loadUsers(userIDs) {
+        for user in try store.loadUsers(userIDs, after: partitionGuard) {
             let evaluation = evaluate(row: user.row, state: user.state, at: options.asOf,
                                       manualRerun: manual, zones: zones)
             record(evaluation, of: user, into: &outcome, options: options, manual: manual, logger: logger)

@@ -6,21 +6,30 @@ import Synchronization
 
 /// The candidates of one run cut into batches, handed out in order to the workers, with
 /// what the batches done so far add up to.
+///
+/// The candidates come as segments, each ascending, and no id in two (one per selection
+/// share, or the `--user` ids as given); batches take them in ascending order across the
+/// segments, merged as they go. Merging them up front would hold the ids twice: at ten
+/// million users, 80 MB more peak memory.
 final class BatchQueue: Sendable {
     struct State {
-        var nextStart = 0
+        /// How many ids of each segment were handed out.
+        var taken: [Int]
         var done = BatchesDone()
         /// The first error of any worker: the others stop after their batch in flight.
         var failure: (any Error)?
     }
 
-    let candidates: [Int64]
+    let segments: [[Int64]]
+    let candidateCount: Int
     let batchSize: Int
-    let state = Mutex(State())
+    let state: Mutex<State>
 
-    init(candidates: [Int64], batchSize: Int) {
-        self.candidates = candidates
+    init(segments: [[Int64]], batchSize: Int) {
+        self.segments = segments
+        self.candidateCount = segments.reduce(0) { $0 + $1.count }
         self.batchSize = batchSize
+        self.state = Mutex(State(taken: segments.map { _ in 0 }))
     }
 
     /// The next batch, or nil when none is left, a worker failed, or a stop was requested
@@ -28,21 +37,46 @@ final class BatchQueue: Sendable {
     func next(stopRequested: () -> Bool) -> [Int64]? {
         state.withLock { state in
             guard state.failure == nil, !state.done.stoppedEarly,
-                  state.nextStart < candidates.count else { return nil }
+                  state.done.usersHandedOut < candidateCount else { return nil }
             if stopRequested() {
                 state.done.stoppedEarly = true
                 return nil
             }
-            let end = min(state.nextStart + batchSize, candidates.count)
-            defer { state.nextStart = end }
-            return Array(candidates[state.nextStart..<end])
+            let size = min(batchSize, candidateCount - state.done.usersHandedOut)
+            state.done.usersHandedOut += size
+            if segments.count == 1 {
+                defer { state.taken[0] += size }
+                return Array(segments[0][state.taken[0]..<state.taken[0] + size])
+            }
+            var batch: [Int64] = []
+            batch.reserveCapacity(size)
+            while batch.count < size {
+                // The segment whose next id is the smallest.
+                var next = -1
+                for index in segments.indices where state.taken[index] < segments[index].count {
+                    if next < 0 || segments[index][state.taken[index]] < segments[next][state.taken[next]] {
+                        next = index
+                    }
+                }
+                batch.append(segments[next][state.taken[next]])
+                state.taken[next] += 1
+            }
+            return batch
         }
     }
 }
 
 /// What the committed (and emitted) batches of a run add up to.
 struct BatchesDone: Sendable {
+    var usersHandedOut = 0
     var usersDone = 0
+    var batches = 0
+    /// Round trips of the batches' transactions (fence, load, write, commit, marking emitted).
+    var batchRoundTrips = 0
+    /// Round trips and connections of the worker connections opened for the run (the
+    /// main connection is counted by the runner).
+    var workerRoundTrips = 0
+    var workerConnections = 0
     var counts = RunCounts()
     var unknownUsers: [Int64] = []
     var stoppedEarly = false
@@ -50,20 +84,21 @@ struct BatchesDone: Sendable {
 
 extension NightlyRunner {
     /// Evaluates, writes and emits every batch of `queue`. With `options.workers` > 1,
-    /// each worker is a thread with its own connection; batches are independent, because
-    /// a user is in one batch only.
+    /// each worker is a thread of its own with its own connection (WorkerThreads.swift);
+    /// batches are independent, because a user is in one batch only.
     ///
     /// After a worker fails, the others finish their batch in flight (committed and
     /// emitted) and stop; the first error is thrown.
     func processBatches(_ queue: BatchQueue, mainStore: PlanStore, runID: Int64, options: RunOptions,
                         manual: Bool, claims: ClaimKeeper?, logger: Logger) throws -> BatchesDone {
-        let workers = min(options.workers, max(1, (queue.candidates.count + queue.batchSize - 1) / queue.batchSize))
+        let workers = min(options.workers, max(1, (queue.candidateCount + queue.batchSize - 1) / queue.batchSize))
         let worker = BatchWorker(runner: self, queue: queue, runID: runID, options: options, manual: manual,
                                  claims: claims)
         if workers <= 1 {
             worker.work(store: mainStore, logger: logger)
         } else {
-            DispatchQueue.concurrentPerform(iterations: workers) { index in
+            queue.state.withLock { $0.done.workerConnections += workers }
+            WorkerThreads.run(count: workers, name: "worker") { index in
                 var workerLogger = logger
                 workerLogger[metadataKey: "worker"] = "\(index)"
                 let store: PlanStore
@@ -74,6 +109,7 @@ extension NightlyRunner {
                     return
                 }
                 worker.work(store: store, logger: workerLogger)
+                queue.state.withLock { $0.done.workerRoundTrips += store.connection.roundTrips }
             }
         }
         return try queue.state.withLock { state in
@@ -98,13 +134,18 @@ struct BatchWorker: Sendable {
         do {
             if !options.dryRun { try store.ensureHistoryPartitions(for: Self.likelyPlanDates(at: options.asOf)) }
             while let batch = queue.next(stopRequested: options.stopRequested) {
+                let roundTripsBefore = store.connection.roundTrips
                 let outcome = try process(batch, store: store, logger: logger)
+                let roundTrips = store.connection.roundTrips - roundTripsBefore
+                logger.debug("batch done", metadata: ["users": "\(batch.count)", "round_trips": "\(roundTrips)"])
                 queue.state.withLock { state in
                     state.done.usersDone += batch.count
+                    state.done.batches += 1
+                    state.done.batchRoundTrips += roundTrips
                     state.done.counts += outcome.counts
                     state.done.unknownUsers += outcome.unknownUsers
                     options.progress(RunProgress(usersDone: state.done.usersDone,
-                                                 usersTotal: queue.candidates.count, counts: state.done.counts))
+                                                 usersTotal: queue.candidateCount, counts: state.done.counts))
                 }
                 try claims?.renewIfDue(using: store)
             }
@@ -125,14 +166,13 @@ struct BatchWorker: Sendable {
         while true {
             var missingMonths: [LocalDate] = []
             let written = try store.connection.withTransaction { _ -> (BatchOutcome, Int64?)? in
-                // Before the users are read: a run that lost its claim stops here, and a
-                // manual rerun waits for the batch in flight of a scheduled run.
-                if manual {
-                    try store.lockPartitionsExclusively(partitions)
-                } else {
-                    try store.fenceClaims(partitions, runID: runID)
-                }
-                let outcome = try runner.process(batch, store: store, options: options, manual: manual, logger: logger)
+                // Before the users are read (in the same round trip): a run that lost its
+                // claim stops here, and a manual rerun waits for the batch in flight of a
+                // scheduled run.
+                let partitionGuard: PartitionGuard = manual
+                    ? .exclusively(partitions: partitions) : .claimedBy(runID: runID, partitions: partitions)
+                let outcome = try runner.process(batch, store: store, after: partitionGuard, options: options,
+                                                 manual: manual, logger: logger)
                 missingMonths = store.missingHistoryPartitions(for: outcome.write.history.map(\.planDate))
                 guard missingMonths.isEmpty else { return nil }
                 let notificationBatch = try store.write(outcome.write, runID: runID, generatedAt: options.asOf)
@@ -163,7 +203,7 @@ struct BatchWorker: Sendable {
 }
 
 extension NightlyRunner {
-    /// The candidates of the `held` partitions, ascending, and the watermark each group of
+    /// The candidates of the `held` partitions, as ascending segments (one per share), and the watermark each group of
     /// partitions may advance to once the run completes.
     ///
     /// With several workers the partitions are shared out and each share is selected on a
@@ -171,32 +211,35 @@ extension NightlyRunner {
     /// `user_settings`, a million ids sent) took 2.5 s on one core while the other idled.
     /// Each share is one statement, so its watermark comes from the rows it selected.
     func selectDueUsers(of held: [Int], changedSince: Instant?, store: PlanStore, options: RunOptions) throws
-        -> (candidates: [Int64], watermarks: [(partitions: [Int], newest: Instant)]) {
+        -> (candidates: [[Int64]], watermarks: [(partitions: [Int], newest: Instant)], roundTrips: Int, connections: Int) {
         let shareCount = min(options.workers, held.count)
         guard shareCount > 1 else {
             let selection = try store.dueUsers(asOf: options.asOf, partitions: held, changedSince: changedSince)
-            return (selection.userIDs, selection.newestUpdatedAt.map { [(held, $0)] } ?? [])
+            return ([selection.userIDs], selection.newestUpdatedAt.map { [(held, $0)] } ?? [], 0, 0)
         }
         let shares = (0..<shareCount).map { share in
             held.indices.filter { $0 % shareCount == share }.map { held[$0] }
         }
         let selections = Mutex<[Int: Result<DueUserSelection, any Error>]>([:])
-        DispatchQueue.concurrentPerform(iterations: shareCount) { share in
+        let selectionRoundTrips = Atomic<Int>(0)
+        WorkerThreads.run(count: shareCount, name: "select") { share in
             let selection = Result {
-                try PlanStore(connection: try connect(), timeouts: timeouts)
-                    .dueUsers(asOf: options.asOf, partitions: shares[share], changedSince: changedSince)
+                let store = PlanStore(connection: try connect(), timeouts: timeouts)
+                let selection = try store.dueUsers(asOf: options.asOf, partitions: shares[share],
+                                                   changedSince: changedSince)
+                selectionRoundTrips.add(store.connection.roundTrips, ordering: .relaxed)
+                return selection
             }
             selections.withLock { $0[share] = selection }
         }
-        var candidates: [Int64] = []
+        var candidates: [[Int64]] = []
         var watermarks: [(partitions: [Int], newest: Instant)] = []
         for share in 0..<shareCount {
-            guard let selection = try selections.withLock({ $0[share] })?.get() else { continue }
+            guard let selection = try selections.withLock({ $0.removeValue(forKey: share) })?.get() else { continue }
             // Shares hold different partitions, so no user is in two of them.
-            candidates += selection.userIDs
+            candidates.append(selection.userIDs)
             if let newest = selection.newestUpdatedAt { watermarks.append((shares[share], newest)) }
         }
-        candidates.sort()
-        return (candidates, watermarks)
+        return (candidates, watermarks, selectionRoundTrips.load(ordering: .relaxed), shareCount)
     }
 }

@@ -18,6 +18,13 @@ public struct RunSummary: Sendable {
     /// The run stopped between batches because a stop was requested (SIGTERM).
     public var stoppedEarly = false
     public var durationMs: Int64 = 0
+    /// Round trips to the database (every connection of the run; connecting not
+    /// included), and the connections opened: what a remote database's latency multiplies.
+    public var roundTrips = 0
+    public var connections = 1
+    /// Batches written (or, in a dry run, read) and their round trips.
+    public var batches = 0
+    public var batchRoundTrips = 0
 
     /// Partitions another run held, so this run skipped their users.
     public var skippedPartitions: [Int] { heldByOthers.map(\.partition) }
@@ -108,30 +115,37 @@ public struct NightlyRunner: Sendable {
                 try claims.renew(using: store)
             }
 
-            var candidates: [Int64] = []
+            var candidates: [[Int64]] = []
             var newWatermarks: [(partitions: [Int], newest: Instant)] = []
             if manual {
                 var seen = Set<Int64>()
-                candidates = options.manualUsers.filter { seen.insert($0).inserted }
+                candidates = [options.manualUsers.filter { seen.insert($0).inserted }]
             } else if !held.isEmpty {
                 let since = try store.oldestWatermark(of: held).map {
                     $0.adding(seconds: -options.changeLookbackSeconds)
                 }
-                (candidates, newWatermarks) = try selectDueUsers(of: held, changedSince: since, store: store,
-                                                                 options: options)
+                let selection = try selectDueUsers(of: held, changedSince: since, store: store, options: options)
+                (candidates, newWatermarks) = (selection.candidates, selection.watermarks)
+                summary.roundTrips += selection.roundTrips
+                summary.connections += selection.connections
                 try claims?.renew(using: store)
             }
-            runLogger.info("candidates selected", metadata: ["candidates": "\(candidates.count)"])
+            let batches = BatchQueue(segments: candidates, batchSize: options.batchSize)
+            candidates = []
+            runLogger.info("candidates selected", metadata: ["candidates": "\(batches.candidateCount)"])
 
-            let batches = BatchQueue(candidates: candidates, batchSize: options.batchSize)
             let progress = try processBatches(batches, mainStore: store, runID: runID, options: options,
                                               manual: manual, claims: claims, logger: runLogger)
             summary.counts += progress.counts
             summary.unknownUsers += progress.unknownUsers
             summary.stoppedEarly = progress.stoppedEarly
+            summary.batches = progress.batches
+            summary.batchRoundTrips = progress.batchRoundTrips
+            summary.roundTrips += progress.workerRoundTrips
+            summary.connections += progress.workerConnections
             if summary.stoppedEarly {
                 runLogger.notice("stop requested; the batches done so far are committed and emitted",
-                                 metadata: ["users_left": "\(candidates.count - progress.usersDone)"])
+                                 metadata: ["users_left": "\(batches.candidateCount - progress.usersDone)"])
             }
             if !options.dryRun, !manual, !summary.stoppedEarly, !newWatermarks.isEmpty {
                 // Fenced: only the holder of the partitions may move their watermarks.
@@ -155,6 +169,7 @@ public struct NightlyRunner: Sendable {
                                 durationMs: summary.durationMs, error: nil)
             if claims != nil { try store.releaseClaims(runID: runID) }
         }
+        summary.roundTrips += store.connection.roundTrips
         for userID in summary.unknownUsers {
             runLogger.error("no user_settings row for requested user; nothing done",
                             metadata: ["user_id": "\(userID)"])
@@ -165,7 +180,7 @@ public struct NightlyRunner: Sendable {
     /// Throws `RunError.asOfAhead` when `asOf` is more than `limit` ahead of the database's
     /// clock, before the run writes anything (not even its `plan_runs` row).
     private func refuseIfAhead(_ asOf: Instant, limit: Duration, store: PlanStore) throws {
-        let databaseNow = try store.databaseNow()
+        let databaseNow = try store.openedAt ?? store.databaseNow()
         let leadSeconds = (asOf.microsecondsSinceEpoch - databaseNow.microsecondsSinceEpoch) / 1_000_000
         if leadSeconds > limit.components.seconds {
             throw RunError.asOfAhead(asOf: asOf, databaseNow: databaseNow, limitSeconds: limit.components.seconds)

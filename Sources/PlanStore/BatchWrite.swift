@@ -116,6 +116,10 @@ extension PlanStore {
     public func write(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws -> Int64? {
         precondition(connection.isInTransaction, "a batch is written inside its batch transaction")
         guard !batch.isEmpty else { return nil }
+        let rows = batch.history.count + batch.states.count + batch.rejections.count + batch.outbox.count
+        if rows <= Self.pipelinedWriteRowLimit {
+            return try writePipelined(batch, runID: runID, generatedAt: generatedAt)
+        }
         let conn = connection
         if !batch.history.isEmpty {
             let generated = generatedAt.postgresText
@@ -224,8 +228,62 @@ extension PlanStore {
     /// unnest(…) ON CONFLICT DO UPDATE` with a column array per field. No staging table:
     /// a temporary table is session state a pooler does not keep, DDL in every batch, and
     /// a privilege (TEMP) the job's role need not have.
+    /// A batch with at most this many rows (a `--user` rerun, the last users of a run) is
+    /// written by statements sent in one round trip; a larger one by COPY, which costs two
+    /// round trips a table but far less work per row.
+    static let pipelinedWriteRowLimit = 64
+
+    /// `write` for a small batch: every row in one round trip. Returns the notification
+    /// batch id, as `write` does.
+    private func writePipelined(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws -> Int64? {
+        let generated = generatedAt.postgresText
+        var statements = batch.history.map { h in
+            PostgresStatement(
+                """
+                INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
+                                          previous, diff, rules_version)
+                VALUES ($1, $2::date, $3, $4::timestamptz, $5, $6::text[], $7::jsonb, $8::jsonb, $9::jsonb, $10)
+                """,
+                [h.userID, h.planDate, h.seq, generated, runID, PostgresTextArray.encode(h.reasons),
+                 String(decoding: h.snapshotJSON, as: UTF8.self), h.previousJSON.map { String(decoding: $0, as: UTF8.self) },
+                 String(decoding: h.diffJSON, as: UTF8.self), h.rulesVersion],
+                purpose: "writing the plan_history row of user \(h.userID)")
+        }
+        if !batch.states.isEmpty { statements.append(stateUpsert(batch.states, runID: runID)) }
+        statements += batch.rejections.map { r in
+            PostgresStatement(
+                """
+                INSERT INTO plan_rejections (user_id, run_id, field, message, row_updated_at, rules_version)
+                VALUES ($1, $2, $3, $4, $5::timestamptz, $6)
+                """, [r.userID, runID, r.field, r.message, r.rowUpdatedAt?.postgresText, rulesVersion],
+                purpose: "writing a plan_rejections row of user \(r.userID)")
+        }
+        if !batch.outbox.isEmpty {
+            statements.append(PostgresStatement(
+                """
+                WITH batch AS (INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id),
+                     lines AS (
+                        INSERT INTO notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
+                        SELECT o.id, o.user_id, $1, o.created_at, o.payload, batch.batch_id
+                        FROM unnest($2::text[], $3::bigint[], $4::timestamptz[], $5::text[])
+                             AS o(id, user_id, created_at, payload), batch)
+                SELECT batch_id FROM batch
+                """,
+                [runID, batch.outbox.map(\.notificationID), batch.outbox.map(\.userID),
+                 batch.outbox.map(\.createdAt.postgresText), batch.outbox.map(\.payload)],
+                purpose: "writing \(batch.outbox.count) notifications to the outbox"))
+        }
+        let results = try connection.pipelined(statements)
+        return batch.outbox.isEmpty ? nil : try results.last!.singleRow().int64(0)
+    }
+
     private func upsertChangedStates(_ states: [StateWrite], runID: Int64) throws {
-        try connection.execute(
+        _ = try connection.pipelined([stateUpsert(states, runID: runID)])
+    }
+
+    /// Inserts or updates `states` from arrays, one statement for any number of rows.
+    private func stateUpsert(_ states: [StateWrite], runID: Int64) -> PostgresStatement {
+        PostgresStatement(
             """
             INSERT INTO plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date,
                                     last_evaluated_date, seen_updated_at, judged_updated_at,

@@ -5,6 +5,17 @@ import Postgres
 /// writes rows for a month, the store makes sure its partition exists; the SQL function
 /// it calls runs as the table's owner, because the job's role has no DDL rights.
 extension PlanStore {
+    /// The months (year × 12 + month) of the existing partitions, named as
+    /// `plan_history_partition_for` names them (`plan_history_YYYY_MM`).
+    static var historyPartitionsQuery: PostgresStatement {
+        PostgresStatement(
+        """
+        SELECT substring(c.relname from '^plan_history_(\\d{4})_\\d{2}$')::int * 12
+               + substring(c.relname from '^plan_history_\\d{4}_(\\d{2})$')::int
+        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = to_regclass('plan_history') AND c.relname ~ '^plan_history_\\d{4}_\\d{2}$'
+        """, purpose: "listing the plan_history partitions") }
+
     /// The months of `dates` whose partition this store has not made sure of yet, as the
     /// first day of each month.
     public func missingHistoryPartitions(for dates: [LocalDate]) -> [LocalDate] {

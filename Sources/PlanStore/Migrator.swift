@@ -74,7 +74,11 @@ public struct Migrator {
     /// Throws unless the job's migrations applied in the database are exactly `expected`
     /// (schema drift: a database behind or ahead of this binary must not be written to).
     public func checkUpToDate(_ expected: [Migration] = Migration.planRegen) throws {
-        let applied = try appliedChecksums().keys.filter { !$0.hasPrefix("reference/") }
+        try Self.checkUpToDate(applied: appliedChecksums(), expected: expected)
+    }
+
+    static func checkUpToDate(applied checksums: [String: String], expected: [Migration] = Migration.planRegen) throws {
+        let applied = checksums.keys.filter { !$0.hasPrefix("reference/") }
         let known = Set(expected.map(\.name))
         let missing = expected.map(\.name).filter { !applied.contains($0) }
         let unknown = applied.filter { !known.contains($0) }.sorted()
@@ -90,11 +94,18 @@ public struct Migrator {
     private func appliedChecksums() throws -> [String: String] {
         let result: PostgresResult
         do {
-            result = try connection.query(
-                "SELECT name, checksum FROM plan_regen_migrations", purpose: "reading applied migrations")
+            result = try connection.pipelined([Self.appliedMigrationsQuery])[0]
         } catch let error as PostgresError where error.sqlState == "42P01" {
             return [:]  // undefined_table: nothing applied yet (one round trip instead of a lookup first)
         }
+        return try Self.appliedChecksums(from: result)
+    }
+
+    static var appliedMigrationsQuery: PostgresStatement {
+        PostgresStatement(
+        "SELECT name, checksum FROM plan_regen_migrations", purpose: "reading applied migrations") }
+
+    static func appliedChecksums(from result: PostgresResult) throws -> [String: String] {
         var applied: [String: String] = [:]
         for row in result {
             applied[try row.string(0)] = try row.string(1)

@@ -124,28 +124,51 @@ extension PlanStore {
     ///
     /// - Throws: `StoreError.claimLost` when another run holds some of them now.
     public func fenceClaims(_ partitions: [Int], runID: Int64) throws {
-        precondition(connection.isInTransaction, "the fence must run inside the writing transaction")
-        let held = try connection.query(
-            """
-            SELECT partition FROM plan_partition_claims
-            WHERE partition = ANY($1::int[]) AND run_id = $2
-            ORDER BY partition
-            FOR KEY SHARE
-            """,
-            [partitions, runID], purpose: "checking the claims of run \(runID)"
-        ).map { try $0.int(0) }
-        if held.count < partitions.count {
-            throw StoreError.claimLost(runID: runID, partitions: partitions.filter { !held.contains($0) })
-        }
+        let guardOfBatch = PartitionGuard.claimedBy(runID: runID, partitions: partitions)
+        try guardOfBatch.check(connection.pipelined([guardOfBatch.statement(connection)])[0])
     }
 
     /// Inside the caller's transaction: waits (up to lock_timeout) for the writes in flight
     /// on `partitions` and keeps new ones out until the transaction ends. A manual rerun
     /// and `forget` use it instead of claims.
     public func lockPartitionsExclusively(_ partitions: [Int]) throws {
-        precondition(connection.isInTransaction, "partition locks last until the transaction ends")
-        try connection.execute(
-            "SELECT 1 FROM plan_partition_claims WHERE partition = ANY($1::int[]) ORDER BY partition FOR UPDATE",
-            [partitions], purpose: "waiting for the runs writing to the users' partitions")
+        let guardOfBatch = PartitionGuard.exclusively(partitions: partitions)
+        _ = try connection.pipelined([guardOfBatch.statement(connection)])
+    }
+}
+
+/// What a batch transaction makes sure of before it reads its users: that the run still
+/// holds the claims of their partitions (the fence), or, for a manual rerun, that no
+/// batch of a scheduled run is writing them (an exclusive lock). `loadUsers` sends it in
+/// the same round trip as the users' read.
+public enum PartitionGuard: Sendable {
+    case claimedBy(runID: Int64, partitions: [Int])
+    case exclusively(partitions: [Int])
+
+    func statement(_ connection: PostgresConnection) -> PostgresStatement {
+        precondition(connection.isInTransaction, "a partition guard lasts until the transaction ends")
+        switch self {
+        case .claimedBy(let runID, let partitions):
+            return PostgresStatement(
+                """
+                SELECT partition FROM plan_partition_claims
+                WHERE partition = ANY($1::int[]) AND run_id = $2
+                ORDER BY partition
+                FOR KEY SHARE
+                """, [partitions, runID], purpose: "checking the claims of run \(runID)")
+        case .exclusively(let partitions):
+            return PostgresStatement(
+                "SELECT 1 FROM plan_partition_claims WHERE partition = ANY($1::int[]) ORDER BY partition FOR UPDATE",
+                [partitions], purpose: "waiting for the runs writing to the users' partitions")
+        }
+    }
+
+    /// Throws `StoreError.claimLost` when the fence found a claim of the run gone.
+    func check(_ result: PostgresResult) throws {
+        guard case .claimedBy(let runID, let partitions) = self else { return }
+        let held = try result.map { try $0.int(0) }
+        if held.count < partitions.count {
+            throw StoreError.claimLost(runID: runID, partitions: partitions.filter { !held.contains($0) })
+        }
     }
 }

@@ -31,9 +31,39 @@ public final class PlanStore {
     public static func open(_ connection: PostgresConnection, for access: Access,
                             timeouts: Timeouts = Timeouts()) throws -> PlanStore {
         let store = PlanStore(connection: connection, timeouts: timeouts)
-        if access == .readWrite { try store.requireWritableServer() }
-        try Migrator(connection: connection).checkUpToDate()
+        try store.readStartingFacts(requireWritable: access == .readWrite)
         return store
+    }
+
+    /// The server's clock when the store was opened (`clock_timestamp()`).
+    public private(set) var openedAt: Instant?
+
+    /// Checks the server and the schema and learns what the store needs later, in one
+    /// round trip (a remote database charges each one): writable, the applied migrations,
+    /// the optional `user_settings` columns, the existing `plan_history` partitions and
+    /// the server's clock. Before `migrate` the migrations table is missing: then the
+    /// checks run one by one, so a standby is still reported as such first.
+    private func readStartingFacts(requireWritable: Bool) throws {
+        let results: [PostgresResult]
+        do {
+            results = try connection.pipelined(
+                (requireWritable ? [Self.writableCheck] : []) + [
+                    Self.presentationColumnsQuery, Self.historyPartitionsQuery,
+                    PostgresStatement("SELECT \(microseconds("clock_timestamp()"))",
+                                      purpose: "reading the database's clock"),
+                    Migrator.appliedMigrationsQuery,
+                ])
+        } catch let error as PostgresError where error.sqlState == "42P01" {
+            if requireWritable { try requireWritableServer() }
+            try Migrator(connection: connection).checkUpToDate()
+            throw error
+        }
+        var next = results.makeIterator()
+        if requireWritable { try refuseReadOnly(next.next()!) }
+        optionalSettingsColumns = try Self.presentationColumns(from: next.next()!)
+        historyPartitionMonths = Set(try next.next()!.map { try $0.int(0) })
+        openedAt = Instant(microsecondsSinceEpoch: try next.next()!.singleRow().int64(0))
+        try Migrator.checkUpToDate(applied: Migrator.appliedChecksums(from: next.next()!))
     }
 
     /// Wraps `connection` for a store whose database is already checked (a run's worker
@@ -45,10 +75,17 @@ public final class PlanStore {
 
     /// Throws `StoreError.readOnlyServer` when this server cannot take writes: a hot
     /// standby (in recovery), or one whose transactions are read-only by default.
+    static var writableCheck: PostgresStatement {
+        PostgresStatement(
+        "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'",
+        purpose: "checking that the server accepts writes") }
+
     func requireWritableServer() throws {
-        let row = try connection.query(
-            "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'",
-            purpose: "checking that the server accepts writes").singleRow()
+        try refuseReadOnly(connection.pipelined([Self.writableCheck])[0])
+    }
+
+    private func refuseReadOnly(_ result: PostgresResult) throws {
+        let row = try result.singleRow()
         let standby = try row.bool(0)
         let readOnly = try row.bool(1)
         if standby || readOnly {

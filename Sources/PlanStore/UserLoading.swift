@@ -27,11 +27,15 @@ extension PlanStore {
     /// chose, from statistics that lag behind a first run's writes, a hash or merge join
     /// over all of `plan_state` for every batch — work growing with the table, which made
     /// the server's share of a first run a third larger at 200,000 users.
-    public func loadUsers(_ userIDs: [Int64]) throws -> [LoadedUser] {
+    ///
+    /// With `partitionGuard`, it is checked first in the same round trip (the batch's fence
+    /// or lock), and the users are read only if it holds.
+    public func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard? = nil) throws -> [LoadedUser] {
         var users: [LoadedUser] = []
         users.reserveCapacity(userIDs.count)
         let presentation = try presentationColumns()
-        let rows = try connection.query(
+        let guardStatements = partitionGuard.map { [$0.statement(connection)] } ?? []
+        let results = try connection.pipelined(guardStatements + [PostgresStatement(
             """
             SELECT u.user_id, s.user_id IS NOT NULL,
                    s.date_of_birth::text, s.gender, s.height_cm::text, s.current_weight_kg::text,
@@ -54,8 +58,9 @@ extension PlanStore {
                 LIMIT 1) h ON true
             ORDER BY u.position
             """,
-            [userIDs], purpose: "reading settings and plan state of \(userIDs.count) users")
-        for row in rows {
+            [userIDs], purpose: "reading settings and plan state of \(userIDs.count) users")])
+        try partitionGuard?.check(results[0])
+        for row in results.last! {
             users.append(try loadedUser(from: row))
         }
         return users
@@ -66,16 +71,22 @@ extension PlanStore {
     /// query names only the columns that exist (column names are constants, never data).
     func presentationColumns() throws -> (locale: Bool, unitSystem: Bool) {
         if let known = optionalSettingsColumns { return known }
-        let names = try connection.query(
-            """
-            SELECT attname::text FROM pg_attribute
-            WHERE attrelid = 'user_settings'::regclass AND attname IN ('locale', 'unit_system')
-              AND attnum > 0 AND NOT attisdropped
-            """, purpose: "looking for the optional locale and unit_system columns of user_settings"
-        ).map { try $0.string(0) }
-        let known = (locale: names.contains("locale"), unitSystem: names.contains("unit_system"))
+        let known = try Self.presentationColumns(from: connection.pipelined([Self.presentationColumnsQuery])[0])
         optionalSettingsColumns = known
         return known
+    }
+
+    static var presentationColumnsQuery: PostgresStatement {
+        PostgresStatement(
+        """
+        SELECT attname::text FROM pg_attribute
+        WHERE attrelid = to_regclass('user_settings') AND attname IN ('locale', 'unit_system')
+          AND attnum > 0 AND NOT attisdropped
+        """, purpose: "looking for the optional locale and unit_system columns of user_settings") }
+
+    static func presentationColumns(from result: PostgresResult) throws -> (locale: Bool, unitSystem: Bool) {
+        let names = try result.map { try $0.string(0) }
+        return (locale: names.contains("locale"), unitSystem: names.contains("unit_system"))
     }
 
     /// One row of `loadUsers`' query.

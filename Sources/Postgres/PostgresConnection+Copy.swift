@@ -23,6 +23,8 @@ extension PostgresConnection {
         purpose: String,
         _ body: (PostgresCopyWriter) throws -> Void
     ) throws -> Int {
+        try sendDeferred()
+        roundTrips += 2  // the start (CopyInResponse) and the end (CommandComplete)
         guard let start = PQexec(handle, sql) else {
             throw failure(nil, code: .copyFailed, purpose: purpose)
         }

@@ -44,6 +44,7 @@ extension PostgresConnection {
         // Convert (and validate) every parameter before anything is sent.
         let texts = try parameterRows.map { try Self.parameterTexts($0, purpose: purpose) }
         guard !texts.isEmpty else { return [] }
+        try sendDeferred()
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(
                 code: .unexpectedResult, purpose: purpose,
@@ -67,6 +68,7 @@ extension PostgresConnection {
                 if sent == 1 { statements += 1 } else { sendError = failure(nil, code: .queryFailed, purpose: purpose) }
             }
             // Sync even after a failed send, so the statements already queued get answers.
+            roundTrips += 1
             if PQpipelineSync(handle) == 1 {
                 sentSegments.append(statements)
             } else if sendError == nil {
@@ -93,20 +95,82 @@ extension PostgresConnection {
     }
 }
 
+/// A statement with its parameters, for `pipelined`: several statements in one round trip.
+public struct PostgresStatement {
+    public var sql: String
+    public var parameters: [(any PostgresParameter)?]
+    /// What the statement is for, as errors name it.
+    public var purpose: String
+
+    public init(_ sql: String, _ parameters: [(any PostgresParameter)?] = [], purpose: String) {
+        self.sql = sql
+        self.parameters = parameters
+        self.purpose = purpose
+    }
+}
+
+/// A statement with its parameters already in text format, ready to send.
+struct PendingStatement {
+    var sql: String
+    var values: [String?]
+    var purpose: String
+}
+
 extension PostgresConnection {
+    /// Runs `statements` in one round trip (one pipeline segment, after any statement the
+    /// open transaction deferred, such as its BEGIN) and returns their results in order.
+    /// Outside a transaction they share one implicit transaction: the first error rolls
+    /// them all back. For a remote database, where every round trip costs its latency.
+    ///
+    /// - Throws: the first failing statement's `PostgresError`, naming its purpose.
+    public func pipelined(_ statements: [PostgresStatement]) throws -> [PostgresResult] {
+        let pending = try statements.map {
+            PendingStatement(sql: $0.sql, values: try Self.parameterTexts($0.parameters, purpose: $0.purpose),
+                             purpose: $0.purpose)
+        }
+        let ahead = takeDeferred()
+        if ahead.isEmpty, needsSettingsWithStatement {
+            return Array(try inOneRoundTrip([transactionSettingsStatement] + pending).dropFirst())
+        }
+        return Array(try inOneRoundTrip(ahead + pending).dropFirst(ahead.count))
+    }
+
+    /// The deferred statements, which the caller now sends; the BEGIN among them is then
+    /// on its way to the server.
+    func takeDeferred() -> [PendingStatement] {
+        defer {
+            deferred = []
+            beginIsDeferred = false
+        }
+        return deferred
+    }
+
+    /// Sends the deferred statements on their own, before something that cannot share
+    /// a round trip with them (COPY, single-row mode, a script).
+    func sendDeferred() throws {
+        let ahead = takeDeferred()
+        if !ahead.isEmpty { _ = try inOneRoundTrip(ahead) }
+    }
+
+    var transactionSettingsStatement: PendingStatement {
+        let statement = transactionSettings.statement
+        return PendingStatement(sql: statement.sql, values: statement.values, purpose: "applying the transaction settings")
+    }
+
     /// Sends `statements` as one pipeline segment — one round trip, one sync, so one
     /// implicit transaction unless a BEGIN among them opens an explicit one — and returns
     /// their results in order. One sync at a time: PgBouncer 1.18 in transaction mode may
     /// hand the server connection to another client at the first ReadyForQuery, so a
     /// second segment already in flight could land elsewhere.
-    func inOneRoundTrip(_ statements: [(sql: String, values: [String?])], purpose: String) throws
-        -> [PostgresResult] {
+    func inOneRoundTrip(_ statements: [PendingStatement]) throws -> [PostgresResult] {
+        let purpose = statements.last?.purpose ?? "sending statements"
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(
                 code: .unexpectedResult, purpose: purpose,
                 message: "cannot enter pipeline mode: \(Self.libpqMessage(handle))")
         }
         var reader = PipelineReader(connection: self, purpose: purpose)
+        reader.statementPurposes = statements.map(\.purpose)
         var sendError: PostgresError?
         var sent = 0
         for statement in statements where sendError == nil {
@@ -115,6 +179,7 @@ extension PostgresConnection {
             }
             if accepted == 1 { sent += 1 } else { sendError = failure(nil, code: .queryFailed, purpose: purpose) }
         }
+        roundTrips += 1
         if PQpipelineSync(handle) == 1 {
             reader.readSegment(statements: sent)
         } else if sendError == nil {
@@ -139,6 +204,9 @@ private struct PipelineReader {
     var firstError: PostgresError?
     var segmentsRead = 0
     var isConnected = true
+    /// The purpose of each statement, when they differ: an error names its statement's.
+    var statementPurposes: [String]?
+    private var answersTotal = 0
 
     init(connection: PostgresConnection, purpose: String) {
         self.connection = connection
@@ -173,12 +241,14 @@ private struct PipelineReader {
                 PQclear(result)
             default:
                 if firstError == nil {
-                    firstError = connection.failure(result, code: .queryFailed, purpose: purpose)
+                    let failed = statementPurposes.flatMap { answersTotal < $0.count ? $0[answersTotal] : nil }
+                    firstError = connection.failure(result, code: .queryFailed, purpose: failed ?? purpose)
                 }
                 PQclear(result)
                 if PQstatus(connection.handle) == CONNECTION_BAD { noteLostConnection() }
             }
             answers += 1
+            answersTotal += 1
             if answers > statements { noteLostConnection() }
         }
     }
@@ -186,6 +256,8 @@ private struct PipelineReader {
     private mutating func noteLostConnection() {
         isConnected = false
         firstError?.code = .connectionLost
+        // A lost connection is the segment's failure, not its first statement's.
+        firstError?.purpose = purpose
         if firstError == nil {
             firstError = connection.failure(nil, code: .queryFailed, purpose: purpose)
         }

@@ -16,10 +16,16 @@ extension PostgresConnection {
         purpose: String
     ) throws -> PostgresResult {
         let texts = try Self.parameterTexts(parameters, purpose: purpose)
+        let statement = PendingStatement(sql: sql, values: texts, purpose: purpose)
+        if !deferred.isEmpty {
+            // The transaction's BEGIN and settings travel with its first statement.
+            return try inOneRoundTrip(takeDeferred() + [statement]).last!
+        }
         if needsSettingsWithStatement {
             // The settings and the statement in one round trip and one implicit transaction.
-            return try inOneRoundTrip([transactionSettings.statement, (sql, texts)], purpose: purpose)[1]
+            return try inOneRoundTrip([transactionSettingsStatement, statement])[1]
         }
+        roundTrips += 1
         let result = withCStringArray(texts) { values in
             PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
         }
@@ -42,6 +48,8 @@ extension PostgresConnection {
     /// SQL written by developers, never for text built from data. The transaction
     /// settings are not sent with it: call it inside `withTransaction` when they matter.
     public func executeScript(_ sql: String, purpose: String) throws {
+        try sendDeferred()
+        roundTrips += 1
         _ = try checked(PQexec(handle, sql), purpose: purpose)
     }
 

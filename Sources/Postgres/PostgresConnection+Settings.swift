@@ -62,6 +62,6 @@ extension PostgresConnection {
     /// True when a statement sent now runs in a transaction of its own (no BEGIN is open),
     /// so the transaction settings must travel with it.
     var needsSettingsWithStatement: Bool {
-        !transactionSettings.isEmpty && PQtransactionStatus(handle) == PQTRANS_IDLE
+        !transactionSettings.isEmpty && !beginIsDeferred && PQtransactionStatus(handle) == PQTRANS_IDLE
     }
 }

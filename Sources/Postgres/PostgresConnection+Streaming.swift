@@ -28,11 +28,13 @@ extension PostgresConnection {
         _ body: (PostgresRow) throws -> PostgresStreamAction
     ) throws -> Int {
         let texts = try Self.parameterTexts(parameters, purpose: purpose)
+        try sendDeferred()
         if needsSettingsWithStatement {
             // Single-row mode cannot share a pipeline with the settings statement: a short
             // transaction carries them instead.
             return try withTransaction { try $0.forEachRow(sql, parameters, purpose: purpose, body) }
         }
+        roundTrips += 1
         let sent = withCStringArray(texts) { values in
             PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
         }

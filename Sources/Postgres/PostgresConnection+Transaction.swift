@@ -16,18 +16,27 @@ extension PostgresConnection {
         _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {
         let begin = isolation.map { "BEGIN ISOLATION LEVEL \($0.rawValue)" } ?? "BEGIN"
-        if transactionSettings.isEmpty {
-            try execute(begin, purpose: "beginning a transaction")
-        } else {
-            // BEGIN and the settings in one round trip; they hold until COMMIT/ROLLBACK.
-            _ = try inOneRoundTrip([(begin, []), transactionSettings.statement], purpose: "beginning a transaction")
-        }
+        // BEGIN and the settings (which hold until COMMIT/ROLLBACK) wait for the
+        // transaction's first statement and travel in its round trip.
+        deferred = [PendingStatement(sql: begin, values: [], purpose: "beginning a transaction")]
+            + (transactionSettings.isEmpty ? [] : [transactionSettingsStatement])
+        beginIsDeferred = true
         let value: Result
         do {
             value = try body(self)
         } catch {
-            _ = try? execute("ROLLBACK", purpose: "rolling back after an error")
+            if !beginIsDeferred {
+                _ = try? execute("ROLLBACK", purpose: "rolling back after an error")
+            }
+            deferred = []
+            beginIsDeferred = false
             throw error
+        }
+        if beginIsDeferred {
+            // Nothing reached the server: no transaction to commit.
+            deferred = []
+            beginIsDeferred = false
+            return value
         }
         try execute("COMMIT", purpose: "committing a transaction")
         return value

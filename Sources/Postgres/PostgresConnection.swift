@@ -28,6 +28,17 @@ public final class PostgresConnection {
     /// trip (see `TransactionSettings` for why never to the session). Empty by default.
     public var transactionSettings = TransactionSettings()
 
+    /// Round trips to the server so far: each statement or script waited for, each
+    /// pipeline sync, each COPY's start and end (connecting not included). A remote
+    /// database charges its latency per round trip, so runs report them (README "Scale").
+    public internal(set) var roundTrips = 0
+
+    /// Statements waiting to travel ahead of the next one sent, in the same round trip:
+    /// a transaction's BEGIN and settings (`withTransaction`), and nothing else.
+    var deferred: [PendingStatement] = []
+    /// The transaction's BEGIN is among `deferred`, not yet on the server.
+    var beginIsDeferred = false
+
     /// Connects from a conninfo: `key=value` pairs or a `postgresql://` URI. An empty
     /// string means "from libpq's environment" (`PGHOST`, `PGPORT`, `PGUSER`,
     /// `PGDATABASE`, `PGPASSWORD`, `PGSSLMODE`, …). Parameters the conninfo leaves out
@@ -101,6 +112,7 @@ public final class PostgresConnection {
 
     /// True between BEGIN and COMMIT/ROLLBACK (also in a failed transaction block).
     public var isInTransaction: Bool {
+        if beginIsDeferred { return true }
         let status = PQtransactionStatus(handle)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }

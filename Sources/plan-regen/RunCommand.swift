@@ -34,7 +34,7 @@ struct RunCommand: ParsableCommand {
               plan-regen run --as-of 2031-01-01T00:15:00Z --allow-future   # tests, demos
               plan-regen run --user 42 --user 43 --dry-run
               plan-regen run --notifications /var/lib/plan-regen/notifications.jsonl
-              plan-regen run --workers 2        # two batches at once, two connections
+              plan-regen run --workers 4        # four batches at once (a remote database)
               plan-regen run --shard 0/2        # with another process running --shard 1/2
               plan-regen run --metrics-file /var/lib/node_exporter/textfile/plan-regen.prom
               plan-regen run --shard 0/2 --metrics-push http://pushgateway:9091
@@ -73,9 +73,10 @@ struct RunCommand: ParsableCommand {
     var batchSize = 2000
 
     @Option(help: ArgumentHelp(
-        "Batches to process at once, each on its own database connection (2 suits a 2-core database host).",
+        "Batches to process at once, each on its own database connection. "
+            + "Default: the CPU cores this process may use, from 2 to 8 (here \(WorkerThreads.defaultCount)).",
         valueName: "n"))
-    var workers = 1
+    var workers: Int?
 
     @Option(help: ArgumentHelp("Handle only shard i of n (user partitions), e.g. 0/2.", valueName: "i/n"))
     var shard: String?
@@ -119,7 +120,7 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--shard and --user cannot be combined")
         }
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
-        guard (1...64).contains(workers) else { throw ValidationError("--workers must be between 1 and 64") }
+        guard (1...64).contains(workers ?? 1) else { throw ValidationError("--workers must be between 1 and 64") }
         guard changeLookback >= 0 else { throw ValidationError("--change-lookback cannot be negative") }
         guard claimTTL >= 1 else { throw ValidationError("--claim-ttl must be at least 1 second") }
         guard overlapLimit >= 1 else { throw ValidationError("--overlap-limit must be at least 1 second") }
@@ -155,7 +156,7 @@ struct RunCommand: ParsableCommand {
                 logger: logger, notifications: sink, report: .standardOutput())
             summary = try runner.run(RunOptions(
                 asOf: runAsOf,
-                manualUsers: users, dryRun: dryRun, batchSize: batchSize, workers: workers, shard: shard.flatMap(Shard.init),
+                manualUsers: users, dryRun: dryRun, batchSize: batchSize, workers: workers ?? WorkerThreads.defaultCount, shard: shard.flatMap(Shard.init),
                 changeLookbackSeconds: changeLookback, binaryVersion: binaryVersion,
                 claimTTL: .seconds(claimTTL), overlapLimit: .seconds(overlapLimit),
                 asOfLeadLimit: allowFuture ? nil : .seconds(300),
@@ -174,7 +175,9 @@ struct RunCommand: ParsableCommand {
             "unchanged": "\(c.unchanged)", "skipped_incomplete": "\(c.skippedIncomplete)",
             "rejected": "\(c.rejected)", "notifications": "\(c.notifications)",
             "unknown_users": "\(c.unknownUsers)", "duration_ms": "\(summary.durationMs)",
-            "stopped_early": "\(summary.stoppedEarly)",
+            "stopped_early": "\(summary.stoppedEarly)", "round_trips": "\(summary.roundTrips)",
+            "connections": "\(summary.connections)", "batches": "\(summary.batches)",
+            "round_trips_per_batch": "\(summary.batches == 0 ? "0" : String(format: "%.1f", Double(summary.batchRoundTrips) / Double(summary.batches)))",
         ])
         let reported = reportMetrics(summary.stoppedEarly ? .stopped(summary) : .succeeded(summary), asOf: runAsOf,
                                      zones: loadedZones, logger: logger)

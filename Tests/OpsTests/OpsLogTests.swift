@@ -74,7 +74,8 @@ import Testing
                     "ts", "level", "msg", "as_of", "dry_run", "users_requested", "partitions", "run_id",
                     "candidates", "user_id", "fields", "notifications", "due", "created", "changed", "unchanged",
                     "skipped_incomplete", "rejected", "unknown_users", "duration_ms", "stopped_early",
-                    "status", "partitions_held_by_others", "units",
+                    "status", "partitions_held_by_others", "units", "round_trips", "round_trips_per_batch",
+                    "connections", "batches",
                 ]
                 var loggedRejections = Set<Int64>()
                 for line in lines(finished.stderr) {

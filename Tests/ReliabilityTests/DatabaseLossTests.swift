@@ -53,7 +53,8 @@ import Testing
             let owner = try db.owner()
             let tables = PlanTables(connection: owner)
             try db.seed(users: 4000, writtenBefore: Instant(rfc3339: "2026-03-01T00:00:00Z")!)
-            let job = try db.startRun(Self.asOf + ["--batch-size", "100"])
+            // One worker: one backend of the job's to end.
+            let job = try db.startRun(Self.asOf + ["--batch-size", "100", "--workers", "1"])
             try waitUntil("the run to commit 300 plans") {
                 try tables.count("SELECT count(*) FROM plan_history") >= 300 || !job.isRunning
             }

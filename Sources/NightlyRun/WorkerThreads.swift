@@ -1,0 +1,59 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How many batches a run processes at once when `--workers` is not given, and the
+/// threads that process them.
+public enum WorkerThreads {
+    /// The default `--workers`: the CPU cores this process may use (its affinity mask and
+    /// its cgroup's CPU quota, so a container limited to 1.5 CPUs counts 2), at least 2
+    /// and at most 8.
+    ///
+    /// Why at least 2: the job and its database backend take turns on a batch (the job
+    /// evaluates while the server idles, then the server parses the COPY while the job
+    /// waits), so one worker leaves half the machine idle even on one core; a remote
+    /// database adds network waits that a second worker fills. Why at most 8: each worker
+    /// holds a database connection (pool sizing: README "Connections per run and pool
+    /// sizing"), and past the database host's cores more workers only queue there.
+    public static var defaultCount: Int {
+        min(8, max(2, usableCores()))
+    }
+
+    /// The cores this process may run on: the affinity mask, lowered by a cgroup v2 CPU
+    /// quota (`cpu.max`, e.g. "150000 100000" → 2) when there is one.
+    static func usableCores() -> Int {
+        let online = ProcessInfo.processInfo.activeProcessorCount
+        guard let quota = cgroupCPUQuota() else { return online }
+        return max(1, min(online, quota))
+    }
+
+    /// The CPU limit of this process's cgroup v2, rounded up; nil without one.
+    static func cgroupCPUQuota() -> Int? {
+        guard let text = try? String(contentsOfFile: "/sys/fs/cgroup/cpu.max", encoding: .utf8) else { return nil }
+        let fields = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard fields.count == 2, let limit = Double(fields[0]), let period = Double(fields[1]), period > 0 else {
+            return nil  // "max 100000": no limit
+        }
+        return Int((limit / period).rounded(.up))
+    }
+
+    /// Runs `body(0)`, …, `body(count - 1)` on `count` threads of their own and returns
+    /// when all have ended. Explicit threads, not `DispatchQueue.concurrentPerform`, which
+    /// caps concurrency at the core count: a worker mostly waits on its database
+    /// connection, so more workers than cores pays when the database is remote.
+    static func run(count: Int, name: String, _ body: @escaping @Sendable (Int) -> Void) {
+        let finished = DispatchGroup()
+        for index in 0..<count {
+            finished.enter()
+            let thread = Thread {
+                body(index)
+                finished.leave()
+            }
+            thread.name = "\(name)-\(index)"
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        finished.wait()
+    }
+}
