@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The scale benchmark (README "Scale"): builds plan-regen and plan-regen-bench in release
-# mode, starts a throwaway PostgreSQL tuned like a small dedicated database host, runs the
-# benchmark and prints its Markdown table; the cluster is removed at the end.
+# The scale benchmark (README "Scale"): builds plan-regen, plan-regen-bench and delay-proxy
+# in release mode, starts a throwaway PostgreSQL tuned like a small dedicated database host,
+# runs the benchmark and prints its Markdown table; the cluster is removed at the end.
 #
-#   Benchmarks/run.sh                                       # 100k and 1M users, naive peer at 100k
-#   Benchmarks/run.sh --sizes 20000 --naive-users 2000      # a quick look
-#   Benchmarks/run.sh --markdown /tmp/bench.md              # also write the table to a file
+#   Benchmarks/run.sh                                       # 100k and 1M users (~45 min)
+#   Benchmarks/run.sh --sizes 10000000                      # 10M: ~60 GB of disk, ~40 min
+#   Benchmarks/run.sh --sizes 20000 --repeats 1 --naive-users 2000   # a quick look
+#   Benchmarks/run.sh --markdown /tmp/bench.md --plot docs/scale.svg # also the table and the plot
 #
 # Arguments go to plan-regen-bench (`.build/release/plan-regen-bench --help`).
 set -euo pipefail
@@ -18,6 +19,7 @@ if [[ ! -x /usr/bin/time && $EUID -eq 0 ]]; then
 fi
 swift build -c release --product plan-regen >&2
 swift build -c release --product plan-regen-bench >&2
+swift build -c release --product delay-proxy >&2
 bin="$(swift build -c release --show-bin-path)"
 
 cluster_dir="$(mktemp -d "${TMPDIR:-/tmp}/plan-regen-bench-pg.XXXXXX")"

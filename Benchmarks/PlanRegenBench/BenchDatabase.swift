@@ -72,7 +72,44 @@ struct BenchDatabase {
         return changed
     }
 
+    /// The server's socket folder and port, from the PG* environment `run.sh` sets.
+    var socketDirectory: String { ProcessInfo.processInfo.environment["PGHOST"] ?? "/var/run/postgresql" }
+    var port: Int { ProcessInfo.processInfo.environment["PGPORT"].flatMap(Int.init) ?? 5432 }
+
+    /// Drops the database (the next size needs the disk: ten million users take tens of GB).
+    func drop() throws {
+        let admin = try PostgresConnection.connectFromEnvironment()
+        try admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", purpose: "dropping benchmark database \(name)")
+    }
+
+    /// Bytes of each table of the job and of `user_settings`, indexes and partitions included.
+    func tableSizes() throws -> TableSizes {
+        let rows = try connection.query(
+            """
+            SELECT t, coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(t) WHERE isleaf),
+                               pg_total_relation_size(t))::bigint,
+                      coalesce((SELECT sum(pg_indexes_size(relid)) FROM pg_partition_tree(t) WHERE isleaf),
+                               pg_indexes_size(t))::bigint
+            FROM unnest(ARRAY['user_settings', 'plan_history', 'plan_state', 'notification_outbox',
+                              'notification_batches', 'plan_rejections']::regclass[]) AS t
+            """, purpose: "measuring the tables")
+        return TableSizes(tables: try rows.map { (try $0.string(0), try $0.int(1), try $0.int(2)) })
+    }
+
     func count(_ sql: String) throws -> Int {
         try connection.query(sql, purpose: "counting").singleRow().int(0)
+    }
+}
+
+/// What the database takes on disk, per table (indexes included, and apart).
+struct TableSizes {
+    var tables: [(name: String, totalBytes: Int, indexBytes: Int)]
+
+    func description(perMillion users: Int) -> String {
+        let total = tables.reduce(0) { $0 + $1.totalBytes }
+        let perMillion = { (bytes: Int) in mebibytes(Int(Double(bytes) * 1_000_000 / Double(users))) }
+        return "\(mebibytes(total)) in all, \(perMillion(total)) per million users ("
+            + tables.map { "\($0.name) \(perMillion($0.totalBytes)), of which indexes \(perMillion($0.indexBytes))" }
+                .joined(separator: "; ") + ")"
     }
 }

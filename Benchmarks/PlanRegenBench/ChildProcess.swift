@@ -14,6 +14,18 @@ struct ChildRun {
     /// (`steal` in /proc/stat); nil where unreadable. Wall times on a shared virtual
     /// machine move with it.
     var stolenCPUSeconds: Double?
+
+    /// The database round trips the run counted, from its "run finished" log line
+    /// (`round_trips=…`, `round_trips_per_batch=…`).
+    var roundTrips: (run: Int, perBatch: Double)? {
+        guard let line = stderr.split(separator: "\n").last(where: { $0.contains("run finished") }) else { return nil }
+        func value(_ key: String) -> Substring? {
+            line.split(separator: " ").first { $0.hasPrefix(key + "=") }?.dropFirst(key.count + 1)
+        }
+        guard let run = value("round_trips").flatMap({ Int($0) }),
+              let perBatch = value("round_trips_per_batch").flatMap({ Double($0) }) else { return nil }
+        return (run, perBatch)
+    }
 }
 
 /// The machine's stolen CPU time so far (all cores), from /proc/stat.

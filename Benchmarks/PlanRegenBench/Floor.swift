@@ -7,40 +7,42 @@ import Synchronization
 /// server-side files into empty copies of the job's tables (same indexes), plus reading
 /// the input rows once. The job cannot beat it: it has to compute and send those rows too.
 ///
-/// Measured twice: one stream (every table in turn on one connection) and two streams
-/// (two connections at once, each loading half of every table), since a job with two
-/// workers or shards uses both cores of the database host as well.
+/// Measured in as many streams as the job had workers (the fair floor: a job with two
+/// workers uses both cores of the database host as well), each stream loading its share
+/// of every table on a connection of its own; the median of `repeats` loads.
 struct Floor {
     /// A table the run wrote, and which of its rows are the run's.
     struct Output {
         var table: String
         /// A condition on the table's rows (a constant of this program).
         var rows: String
-        /// A column whose parity splits the rows between the two streams.
+        /// A column whose remainder splits the rows between the streams.
         var splitColumn: String
     }
 
-    var seconds1Stream: Double
-    var seconds2Streams: Double
+    var seconds: Double
+    var streams: Int
     var rowsLoaded: Int
 
     /// Dumps `outputs` to files in `folder` (which the server must be able to write),
-    /// then times loading them and reading `inputs` (SQL queries) once.
-    static func measure(database: BenchDatabase, outputs: [Output], inputs: [String], folder: String) throws -> Floor {
+    /// then times loading them and reading `inputs` (SQL queries) once, `repeats` times.
+    static func measure(database: BenchDatabase, outputs: [Output], inputs: [String], folder: String,
+                        streams: Int, repeats: Int) throws -> Floor {
         let connection = database.connection
         var rowsLoaded = 0
         for output in outputs {
-            for half in 0..<2 {
+            for share in 0..<streams {
                 try connection.executeScript(
                     """
-                    COPY (SELECT * FROM \(output.table) WHERE (\(output.rows)) AND \(output.splitColumn) % 2 = \(half))
-                    TO '\(folder)/\(output.table).\(half).copy'
+                    COPY (SELECT * FROM \(output.table) WHERE (\(output.rows)) AND \(output.splitColumn) % \(streams) = \(share))
+                    TO '\(folder)/\(output.table).\(share).copy'
                     """, purpose: "dumping \(output.table) for the floor")
             }
             rowsLoaded += try database.count("SELECT count(*) FROM \(output.table) WHERE \(output.rows)")
         }
 
-        func prepareEmptyCopies() throws {
+        var times: [Double] = []
+        for _ in 0..<repeats {
             for output in outputs {
                 try connection.executeScript(
                     """
@@ -49,44 +51,42 @@ struct Floor {
                     """, purpose: "creating an empty copy of \(output.table)")
             }
             try database.settle()
-        }
-        try prepareEmptyCopies()
-        let conninfo = database.conninfo
-        let oneStream = try timed {
-            try stream(conninfo: conninfo, outputs: outputs, halves: [0, 1], inputs: inputs, folder: folder)
-        }
-
-        try prepareEmptyCopies()
-        let failure = Mutex<(any Error)?>(nil)
-        let twoStreams = timed {
-            DispatchQueue.concurrentPerform(iterations: 2) { half in
-                do {
-                    try stream(conninfo: conninfo, outputs: outputs, halves: [half],
-                               inputs: half == 0 ? inputs : [], folder: folder)
-                } catch {
-                    failure.withLock { $0 = $0 ?? error }
+            let conninfo = database.conninfo
+            let failure = Mutex<(any Error)?>(nil)
+            let started = DispatchTime.now()
+            let finished = DispatchGroup()
+            for share in 0..<streams {
+                finished.enter()
+                Thread.detachNewThread {
+                    do {
+                        try stream(conninfo: conninfo, outputs: outputs, share: share,
+                                   inputs: share == 0 ? inputs : [], folder: folder)
+                    } catch {
+                        failure.withLock { $0 = $0 ?? error }
+                    }
+                    finished.leave()
                 }
             }
+            finished.wait()
+            times.append(timed(since: started))
+            if let error = failure.withLock({ $0 }) { throw error }
         }
-        if let error = failure.withLock({ $0 }) { throw error }
 
         for output in outputs {
             try connection.executeScript("DROP TABLE floor_\(output.table)", purpose: "dropping the floor tables")
-            for half in 0..<2 { try? FileManager.default.removeItem(atPath: "\(folder)/\(output.table).\(half).copy") }
+            for share in 0..<streams { try? FileManager.default.removeItem(atPath: "\(folder)/\(output.table).\(share).copy") }
         }
-        return Floor(seconds1Stream: oneStream, seconds2Streams: twoStreams, rowsLoaded: rowsLoaded)
+        return Floor(seconds: times.sorted()[times.count / 2], streams: streams, rowsLoaded: rowsLoaded)
     }
 
-    /// Loads `halves` of every output and reads every input, on a connection of its own.
-    private static func stream(conninfo: String, outputs: [Output], halves: [Int], inputs: [String],
+    /// Loads `share` of every output and reads every input, on a connection of its own.
+    private static func stream(conninfo: String, outputs: [Output], share: Int, inputs: [String],
                                folder: String) throws {
         let loader = try PostgresConnection(conninfo: conninfo)
         for output in outputs {
-            for half in halves {
-                try loader.executeScript(
-                    "COPY floor_\(output.table) FROM '\(folder)/\(output.table).\(half).copy'",
-                    purpose: "loading \(output.table) for the floor")
-            }
+            try loader.executeScript(
+                "COPY floor_\(output.table) FROM '\(folder)/\(output.table).\(share).copy'",
+                purpose: "loading \(output.table) for the floor")
         }
         for input in inputs {
             try loader.executeScript("COPY (\(input)) TO '/dev/null'", purpose: "reading the input once")

@@ -1,30 +1,44 @@
 import ArgumentParser
 import Foundation
+import NightlyRun
 import PlanRules
 import PlanStore
 import Postgres
 
-/// The scale benchmark of issue 5. `Benchmarks/run.sh` builds it in release mode, starts
-/// a throwaway PostgreSQL and runs it; it prints a Markdown table (README "Scale").
+/// The scale benchmark (issues 5 and 17). `Benchmarks/run.sh` builds it in release mode,
+/// starts a throwaway PostgreSQL and runs it; it prints a Markdown table (README "Scale")
+/// and draws users/s and peak RSS against N (`--plot`).
 @main
 struct PlanRegenBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan-regen-bench",
-        abstract: "Measures plan-regen runs against PostgreSQL's own floor and a naive peer.",
+        abstract: "Measures plan-regen runs, as ops run them, against PostgreSQL's own floor and two peers.",
         discussion: """
             Needs a superuser connection in the PG* environment (it creates databases and has
-            the server write COPY files) and the release plan-regen binary beside it.
+            the server write COPY files) and the release plan-regen and delay-proxy binaries
+            beside it.
 
             Examples:
-              plan-regen-bench --sizes 100000,1000000 --naive-users 100000
-              plan-regen-bench --sizes 20000 --naive-users 0 --markdown /tmp/bench.md
+              plan-regen-bench --sizes 100000,1000000
+              plan-regen-bench --sizes 10000000            # first, nightly, nothing-due, single-user only
+              plan-regen-bench --sizes 20000 --repeats 1 --naive-users 0 --markdown /tmp/bench.md
             """)
 
     @Option(help: ArgumentHelp("Numbers of users, comma-separated.", valueName: "n,n"))
     var sizes = "100000,1000000"
 
+    @Option(help: "Runs of each headline scenario (first run, rules-change run) and of their floors; the median is reported.")
+    var repeats = 3
+
     @Option(help: "Users of the naive peer's run (0: skip it).")
-    var naiveUsers = 100_000
+    var naiveUsers = 20_000
+
+    @Option(help: "Sizes above this many users measure only the first run, the nightly run, nothing due and a single-user rerun (no floors, peers or proxy).")
+    var fullUpTo = 2_000_000
+
+    @Option(help: ArgumentHelp("One-way delay of the remote-database proxy, in microseconds (0: no proxy runs).",
+                               valueName: "µs"))
+    var proxyDelay = 500
 
     @Option(help: ArgumentHelp("A folder the database server can write, for the floor's COPY files.",
                                valueName: "dir"))
@@ -32,6 +46,9 @@ struct PlanRegenBench: ParsableCommand {
 
     @Option(help: ArgumentHelp("Also write the table to this file.", valueName: "file"))
     var markdown: String?
+
+    @Option(help: ArgumentHelp("Draw users/s and peak RSS of the first run against N into this SVG file.", valueName: "file"))
+    var plot: String?
 
     @ArgumentParser.Flag(help: "Measure the pure rules only (seconds, not half an hour): for work on the job's own CPU.")
     var rulesOnly = false
@@ -44,6 +61,7 @@ struct PlanRegenBench: ParsableCommand {
             guard let n = Int($0), n > 0 else { throw ValidationError("--sizes: '\($0)' is not a number of users") }
             return n
         }
+        guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1") }
         // The folder is written into COPY statements (a file name cannot be a parameter).
         guard scratch.hasPrefix("/"), !scratch.contains("'"), !scratch.contains("\\") else {
             throw ValidationError("--scratch: '\(scratch)' must be an absolute path without quotes or backslashes")
@@ -55,7 +73,7 @@ struct PlanRegenBench: ParsableCommand {
         var report = Report()
         report.note("plan-regen-bench, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
                     + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, "
-                    + (try serverVersion()))
+                    + (try serverVersion()) + "; plan-regen's default --workers here: \(WorkerThreads.defaultCount)")
         for size in sizes {
             try measureJob(users: size, job: job, zones: zones, report: &report)
         }
@@ -66,21 +84,28 @@ struct PlanRegenBench: ParsableCommand {
             try database.settle()
             let seconds = try NaivePeer.firstRun(database: database, users: naiveUsers, asOf: Self.t0, zones: zones)
             report.add(Report.Row(scenario: "naive peer: first run, 1 user per transaction", users: naiveUsers,
-                                  config: "1 connection", seconds: seconds, rssBytes: nil, floor: nil))
+                                  config: "1 connection", seconds: seconds))
+            try database.drop()
         }
         print(report.markdown)
         if let markdown { try report.markdown.write(toFile: markdown, atomically: true, encoding: .utf8) }
+        if let plot { try ScalePlot(rows: report.rows).svg.write(toFile: plot, atomically: true, encoding: .utf8) }
     }
 
     private func measureJob(users: Int, job: JobBinary, zones: ZoneDatabase, report: inout Report) throws {
+        let full = users <= fullUpTo
+        let started = DispatchTime.now()
         log("\(users) users: creating the database")
         let database = try BenchDatabase.create("plan_regen_bench_\(users)", users: users,
                                                 writtenBefore: Self.t0.adding(seconds: -86_400))
-        let url = ["--database-url", database.conninfo, "--log-level", "notice"]
+        let seeded = timed(since: started)
+        let local = ["--database-url", database.conninfo]
         // t0 and the days after it may still be ahead of the clock: the database is the benchmark's own.
-        func runArgs(_ asOf: Instant, _ extra: [String]) -> [String] {
-            ["run", "--as-of", asOf.rfc3339, "--allow-future"] + url + extra
+        func runArgs(_ asOf: Instant, _ extra: [String] = [], url: [String] = local) -> [String] {
+            ["run", "--as-of", asOf.rfc3339, "--allow-future", "--log-level", "notice"] + url + extra
         }
+        let workers = WorkerThreads.defaultCount
+        let defaults = "no flags (\(workers) workers)"
         let input = """
             SELECT user_id, date_of_birth, gender, height_cm, current_weight_kg, target_weight_kg, primary_goal,
                    target_date, activity_level, dietary_preferences, allergies, meals_per_day, timezone,
@@ -98,60 +123,125 @@ struct PlanRegenBench: ParsableCommand {
         }
         if rulesOnly { return }
 
-        // (a) Everyone is new: one process with 1 and 2 workers, then two shards.
-        let configs: [(name: String, processes: [[String]], connections: Int)] = [
-            ("1 worker", [["--workers", "1"]], 1),
-            ("2 workers", [["--workers", "2"]], 2),
-            ("2 shards × 1 worker", [["--shard", "0/2"], ["--shard", "1/2"]], 2),
-        ]
-        var firstRunFloor: Floor?
-        for config in configs {
+        // (a) Everyone is new, with no flags, `repeats` times; the notification file of
+        // the last is kept for its size.
+        let notificationFile = scratch + "/notifications.jsonl"
+        var firstRuns: [ChildRun] = []
+        for attempt in 1...repeats {
             try database.resetJobTables()
-            log("\(users) users: first run, \(config.name)")
-            let runs = try job.run(config.processes.map { runArgs(Self.t0, $0) })
-            if firstRunFloor == nil {
-                firstRunFloor = try Floor.measure(
-                    database: database, outputs: Self.outputs(ofRun: nil), inputs: [input], folder: scratch)
-            }
-            report.add(Report.Row(scenario: "first run (everyone new)", users: users, config: config.name,
-                                  runs: runs, floor: firstRunFloor, workers: config.connections))
+            try? FileManager.default.removeItem(atPath: notificationFile)
+            log("\(users) users: first run \(attempt)/\(repeats), no flags")
+            firstRuns += try job.run([runArgs(Self.t0, ["--notifications", notificationFile])])
         }
+        let notificationBytes = (try? FileManager.default.attributesOfItem(atPath: notificationFile)[.size] as? Int) ?? nil
+        try? FileManager.default.removeItem(atPath: notificationFile)
+        let sizes = try database.tableSizes()
+        let firstRunFloor = full ? try Floor.measure(
+            database: database, outputs: Self.outputs(ofRun: nil), inputs: [input], folder: scratch,
+            streams: workers, repeats: repeats) : nil
+        report.add(Report.Row(scenario: "first run (everyone new)", users: users, config: defaults,
+                              runs: firstRuns, floor: firstRunFloor))
+        report.note("\(users) users: database after the first run \(sizes.description(perMillion: users)); "
+                    + "notification file \(notificationBytes.map { mebibytes($0) } ?? "?") "
+                    + "(\(notificationBytes.map { String(format: "%.0f", Double($0) / Double(users)) } ?? "?") bytes a user)")
 
-        // (a) A new rules version: everyone due, `previous` filled. Days 1 and 2 after t0.
-        for (day, workers) in [(1, 1), (2, 2)] {
-            try database.pretendOlderRulesVersion()
-            log("\(users) users: rules-change run, \(workers) worker(s)")
-            let asOf = Self.t0.adding(seconds: Int64(day) * 86_400)
-            let runs = try job.run([runArgs(asOf, ["--workers", "\(workers)"])])
-            let runID = try database.count("SELECT max(run_id)::int FROM plan_runs")
-            let floor = try Floor.measure(database: database, outputs: Self.outputs(ofRun: runID),
-                                          inputs: [input, "SELECT * FROM plan_state"], folder: scratch)
-            report.add(Report.Row(scenario: "rules-change run (everyone due)", users: users,
-                                  config: "\(workers) worker\(workers > 1 ? "s" : "")", runs: runs, floor: floor,
-                                  workers: workers))
+        var day: Int64 = 0
+        if full {
+            // (a) A new rules version: everyone due, `previous` filled; one day apart.
+            var rulesRuns: [ChildRun] = []
+            var lastRulesRun = 0
+            for attempt in 1...repeats {
+                day += 1
+                try database.pretendOlderRulesVersion()
+                log("\(users) users: rules-change run \(attempt)/\(repeats), no flags")
+                rulesRuns += try job.run([runArgs(Self.t0.adding(seconds: day * 86_400))])
+                lastRulesRun = try database.count("SELECT max(run_id)::int FROM plan_runs")
+            }
+            let floor = try Floor.measure(database: database, outputs: Self.outputs(ofRun: lastRulesRun),
+                                          inputs: [input, "SELECT * FROM plan_state"], folder: scratch,
+                                          streams: workers, repeats: repeats)
+            report.add(Report.Row(scenario: "rules-change run (everyone due)", users: users, config: defaults,
+                                  runs: rulesRuns, floor: floor))
         }
 
         // (b) A typical night: 3% changed their weight the day before.
-        let night = Self.t0.adding(seconds: 3 * 86_400)
+        day += 1
+        let night = Self.t0.adding(seconds: day * 86_400)
         let changed = try database.changeWeights(at: night.adding(seconds: -23 * 3600))
         log("\(users) users: nightly run, \(changed) changed")
-        let nightly = try job.run([runArgs(night, ["--workers", "2"])])
+        let nightly = try job.run([runArgs(night)])
         let due = try database.count("SELECT due FROM plan_runs ORDER BY run_id DESC LIMIT 1")
-        report.add(Report.Row(scenario: "nightly run (\(due) due, ≈3%)", users: users, config: "2 workers",
-                              runs: nightly, floor: nil, workers: 2))
+        report.add(Report.Row(scenario: "nightly run (\(due) due, ≈3%)", users: users, config: defaults,
+                              runs: nightly, floor: nil))
 
-        // (c) Nothing due; (d) one user. Best of five: startup dominates.
+        // (c) Nothing due; (d) one user. Median of five: startup dominates.
+        try measureIdleRuns(users: users, after: night, url: local, label: "", job: job, report: &report,
+                            runArgs: runArgs)
+
+        if full, proxyDelay > 0 {
+            try measureBehindProxy(database: database, users: users, job: job, after: night, report: &report,
+                                   runArgs: runArgs)
+        }
+        if full {
+            try database.resetJobTables()
+            log("\(users) users: batched peer")
+            let seconds = try BatchedPeer.firstRun(database: database, users: users, asOf: Self.t0, zones: zones)
+            report.add(Report.Row(scenario: "batched peer: first run, 1,000 users per transaction", users: users,
+                                  config: "1 connection, multi-row INSERT", seconds: seconds))
+        }
+        try database.drop()
+        report.note("\(users) users: the whole measurement took \(String(format: "%.0f", timed(since: started))) s "
+                    + "(creating the database \(String(format: "%.0f", seeded)) s)")
+    }
+
+    /// Nothing due and a single-user rerun, median of five each.
+    private func measureIdleRuns(users: Int, after night: Instant, url: [String], label: String, job: JobBinary,
+                                 report: inout Report, runArgs: (Instant, [String], [String]) -> [String]) throws {
         var nothing: [ChildRun] = []
         var single: [ChildRun] = []
         for attempt in 1...5 {
-            let asOf = night.adding(seconds: Int64(attempt) * 60)
-            nothing += try job.run([runArgs(asOf, [])])
-            single += try job.run([runArgs(asOf, ["--user", "\(users / 2)"])])
+            let asOf = night.adding(seconds: Int64(attempt) * 60 + (label.isEmpty ? 0 : 3600))
+            nothing += try job.run([runArgs(asOf, [], url)])
+            single += try job.run([runArgs(asOf, ["--user", "\(users / 2)"], url)])
         }
-        report.add(Report.Row(scenario: "nothing due (median of 5)", users: users, config: "1 process",
-                              runs: [median(nothing)], floor: nil, workers: 1))
-        report.add(Report.Row(scenario: "single-user rerun `--user` (median of 5)", users: 1, config: "1 process",
-                              runs: [median(single)], floor: nil, workers: 1))
+        report.add(Report.Row(scenario: "nothing due\(label) (median of 5)", users: users, config: "no flags",
+                              runs: [median(nothing)], floor: nil))
+        report.add(Report.Row(scenario: "single-user rerun `--user`\(label) (median of 5)", users: 1,
+                              config: "no flags", runs: [median(single)], floor: nil))
+    }
+
+    /// The same runs against a database "1 ms away": through `delay-proxy`, first without
+    /// delay (the proxy's own cost), then with `proxyDelay` µs each way.
+    private func measureBehindProxy(database: BenchDatabase, users: Int, job: JobBinary, after night: Instant,
+                                    report: inout Report, runArgs: (Instant, [String], [String]) -> [String]) throws {
+        let delayLabel = String(format: " via proxy, %.1f ms each way", Double(proxyDelay) / 1000)
+        // The nightly and idle runs first: they need the state the local runs left.
+        try DelayProxy.with(delayMicroseconds: proxyDelay, socketDirectory: database.socketDirectory,
+                            port: database.port) { proxy in
+            let url = ["--database-url", proxy.conninfo(database: database.name)]
+            let nextNight = night.adding(seconds: 86_400)
+            let changed = try database.changeWeights(at: nextNight.adding(seconds: -23 * 3600))
+            log("\(users) users: nightly run\(delayLabel), \(changed) changed")
+            let before = proxy.cpuSeconds()
+            let nightly = try job.run([runArgs(nextNight, [], url)])
+            let due = try database.count("SELECT due FROM plan_runs ORDER BY run_id DESC LIMIT 1")
+            report.add(Report.Row(scenario: "nightly run (\(due) due)\(delayLabel)", users: users, config: "no flags",
+                                  runs: nightly, floor: nil, proxyCPUSeconds: proxy.cpuSeconds() - before))
+            try measureIdleRuns(users: users, after: nextNight, url: url, label: delayLabel, job: job,
+                                report: &report, runArgs: runArgs)
+        }
+        for delay in [0, proxyDelay] {
+            try DelayProxy.with(delayMicroseconds: delay, socketDirectory: database.socketDirectory,
+                                port: database.port) { proxy in
+                try database.resetJobTables()
+                let label = String(format: " via proxy, %.1f ms each way", Double(delay) / 1000)
+                log("\(users) users: first run\(label)")
+                let before = proxy.cpuSeconds()
+                let runs = try job.run([runArgs(Self.t0, [], ["--database-url", proxy.conninfo(database: database.name)])])
+                report.add(Report.Row(scenario: "first run (everyone new)\(label)", users: users, config: "no flags",
+                                      runs: runs, floor: nil, proxyCPUSeconds: proxy.cpuSeconds() - before))
+            }
+        }
     }
 
     /// The job's output tables, and the rows run `runID` wrote to them (nil: all rows).
@@ -179,4 +269,13 @@ struct PlanRegenBench: ParsableCommand {
 
 func log(_ message: String) {
     FileHandle.standardError.write(Data("bench: \(message)\n".utf8))
+}
+
+func timed(since start: DispatchTime) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+func mebibytes(_ bytes: Int) -> String {
+    bytes >= 1 << 30 ? String(format: "%.2f GiB", Double(bytes) / Double(1 << 30))
+        : String(format: "%.0f MiB", Double(bytes) / Double(1 << 20))
 }

@@ -30,7 +30,11 @@ public enum WorkerThreads {
 
     /// The CPU limit of this process's cgroup v2, rounded up; nil without one.
     static func cgroupCPUQuota() -> Int? {
-        guard let text = try? String(contentsOfFile: "/sys/fs/cgroup/cpu.max", encoding: .utf8) else { return nil }
+        (try? String(contentsOfFile: "/sys/fs/cgroup/cpu.max", encoding: .utf8)).flatMap(cpuQuota(fromCPUMax:))
+    }
+
+    /// The CPUs a cgroup v2 `cpu.max` ("LIMIT PERIOD", or "max PERIOD") allows, rounded up.
+    static func cpuQuota(fromCPUMax text: String) -> Int? {
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "\n" })
         guard fields.count == 2, let limit = Double(fields[0]), let period = Double(fields[1]), period > 0 else {
             return nil  // "max 100000": no limit

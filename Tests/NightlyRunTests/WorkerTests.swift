@@ -1,4 +1,4 @@
-import NightlyRun
+@testable import NightlyRun
 import PlanRules
 import Testing
 
@@ -119,5 +119,70 @@ import Testing
                 "SELECT count(*) FROM notification_batches WHERE emitted_at IS NULL",
                 purpose: "counting pending batches").singleRow().int(0) == 0)
         }
+    }
+
+    /// A small batch (a `--user` rerun, the last users of a run) is written by statements
+    /// sent in one round trip, a large one by COPY: both store exactly the same rows.
+    @Test func smallBatchesWrittenInOneRoundTripStoreWhatCopyStores() throws {
+        let t0 = try #require(Instant(rfc3339: "2026-05-01T00:30:00Z"))
+        try RunDriver.withFresh { copied in
+            try RunDriver.withFresh { pipelined in
+                try Self.insertUsers(into: copied, before: t0)
+                try Self.insertUsers(into: pipelined, before: t0)
+                for instant in [t0, t0.adding(seconds: 14 * 86_400)] {
+                    let one = try copied.run(at: instant, batchSize: 2000, workers: 1)
+                    let small = try pipelined.run(at: instant, batchSize: 3, workers: 1)
+                    #expect(one.counts == small.counts)
+                    // 3 users a batch: one round trip for the guard and the read, one for
+                    // every write, one to commit, one to mark the lines emitted.
+                    #expect(small.batchRoundTrips <= 4 * small.batches)
+                    if instant == t0 {
+                        #expect(small.batches == 80)
+                        #expect(one.batchRoundTrips > 4 * one.batches, "the large batch was not written by COPY")
+                    }
+                }
+                let expected = try Self.written(by: copied)
+                #expect(expected.count > 480)
+                #expect(try Self.written(by: pipelined) == expected)
+            }
+        }
+    }
+
+    /// A rerun of one user makes few round trips: latency to a remote database is paid
+    /// per round trip. The run counts them (every connection) and reports them.
+    @Test func aRerunOfOneUserMakesAtMostSevenRoundTrips() throws {
+        let t0 = try #require(Instant(rfc3339: "2026-05-01T00:30:00Z"))
+        try RunDriver.withFresh { driver in
+            try Self.insertUsers(into: driver, before: t0)
+            let first = try driver.run(at: t0, batchSize: 50, workers: 2)
+            #expect(first.roundTrips > first.batchRoundTrips)
+            #expect(first.connections == 1 + 2 + 2, "main, two selection shares, two workers")
+            try driver.setWeight(of: 42, to: "88.5", at: t0.adding(seconds: 600))
+            let rerun = try driver.run(at: t0.adding(seconds: 900), users: [42])
+            #expect(rerun.counts.changed == 1 && rerun.counts.notifications == 1)
+            #expect(rerun.batches == 1)
+            #expect(rerun.batchRoundTrips == 4)
+            #expect(rerun.roundTrips <= 7)
+            #expect(rerun.connections == 1)
+        }
+    }
+
+    /// Batches take the candidates in ascending order across the selection shares.
+    @Test func batchesTakeTheSharesInAscendingOrder() {
+        let queue = BatchQueue(segments: [[2, 4, 6, 8, 10], [1, 3, 9], [], [5, 7, 11, 12]], batchSize: 5)
+        var batches: [[Int64]] = []
+        while let batch = queue.next(stopRequested: { false }) { batches.append(batch) }
+        #expect(batches == [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12]])
+        #expect(queue.candidateCount == 12)
+    }
+
+    /// The default `--workers`: the usable cores, at least 2 and at most 8; a container's
+    /// CPU quota (cgroup v2 `cpu.max`) counts, rounded up.
+    @Test func theDefaultWorkerCountFollowsTheUsableCores() {
+        #expect((2...8).contains(WorkerThreads.defaultCount))
+        #expect(WorkerThreads.cpuQuota(fromCPUMax: "150000 100000\n") == 2)
+        #expect(WorkerThreads.cpuQuota(fromCPUMax: "400000 100000") == 4)
+        #expect(WorkerThreads.cpuQuota(fromCPUMax: "max 100000\n") == nil)
+        #expect(WorkerThreads.cpuQuota(fromCPUMax: "") == nil)
     }
 }

@@ -65,4 +65,38 @@ import Testing
             #expect(try connection.query("SELECT count(*) FROM t", purpose: "counting").singleRow().int(0) == 0)
         }
     }
+
+    /// A transaction's BEGIN and settings travel with its first statement, and one that
+    /// sends nothing costs nothing: round trips are what a remote database charges for.
+    @Test func aTransactionCostsOneRoundTripPerStatementPlusItsCommit() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            connection.transactionSettings.set("lock_timeout", .seconds(7))
+            try connection.execute("CREATE TABLE t (id int PRIMARY KEY)", purpose: "creating t")
+            var before = connection.roundTrips
+            try connection.withTransaction { _ in }
+            #expect(connection.roundTrips == before)
+            before = connection.roundTrips
+            let timeout = try connection.withTransaction { transaction in
+                try transaction.execute("INSERT INTO t VALUES (1)", purpose: "inserting")
+                return try transaction.query("SHOW lock_timeout", purpose: "reading the setting").singleRow().string(0)
+            }
+            #expect(timeout == "7s")
+            #expect(connection.roundTrips == before + 3, "INSERT (with BEGIN and the settings), SHOW, COMMIT")
+            // Statements in one round trip; an error names the statement that failed.
+            before = connection.roundTrips
+            let thrown = #expect(throws: PostgresError.self) {
+                try connection.withTransaction { transaction in
+                    _ = try transaction.pipelined([
+                        PostgresStatement("INSERT INTO t VALUES ($1)", [2], purpose: "inserting 2"),
+                        PostgresStatement("INSERT INTO t VALUES ($1)", [1], purpose: "inserting 1 again"),
+                    ])
+                }
+            }
+            #expect(thrown?.purpose == "inserting 1 again")
+            #expect(thrown?.sqlState == "23505")
+            #expect(connection.roundTrips == before + 2, "the pipeline (with BEGIN), ROLLBACK")
+            #expect(try connection.query("SELECT count(*) FROM t", purpose: "counting").singleRow().int(0) == 1)
+        }
+    }
 }
