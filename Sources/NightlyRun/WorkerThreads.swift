@@ -6,18 +6,18 @@ import Glibc
 /// How many batches a run processes at once when `--workers` is not given, and the
 /// threads that process them.
 public enum WorkerThreads {
-    /// The default `--workers`: the CPU cores this process may use (its affinity mask and
-    /// its cgroup's CPU quota, so a container limited to 1.5 CPUs counts 2), at least 2
-    /// and at most 8.
+    /// The default `--workers`: twice the CPU cores this process may use (its affinity
+    /// mask and its cgroup's CPU quota, so a container limited to 1.5 CPUs counts 2), at
+    /// least 2 and at most 8.
     ///
-    /// Why at least 2: the job and its database backend take turns on a batch (the job
-    /// evaluates while the server idles, then the server parses the COPY while the job
-    /// waits), so one worker leaves half the machine idle even on one core; a remote
-    /// database adds network waits that a second worker fills. Why at most 8: each worker
-    /// holds a database connection (pool sizing: README "Connections per run and pool
-    /// sizing"), and past the database host's cores more workers only queue there.
+    /// Why twice: a worker spends part of every batch waiting for the database (its COPY
+    /// parsed, its commit) while the job and the server take turns on the batch; a second
+    /// worker per core keeps the cores busy through those waits, and through a remote
+    /// database's network latency (README "Scale": 4 workers beat 2 on two cores). Why at
+    /// most 8: each worker holds a database connection (README "Connections per run and
+    /// pool sizing"), and past the database host's cores more workers only queue there.
     public static var defaultCount: Int {
-        min(8, max(2, usableCores()))
+        min(8, max(2, 2 * usableCores()))
     }
 
     /// The cores this process may run on: the affinity mask, lowered by a cgroup v2 CPU

@@ -74,7 +74,7 @@ struct RunCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Batches to process at once, each on its own database connection. "
-            + "Default: the CPU cores this process may use, from 2 to 8 (here \(WorkerThreads.defaultCount)).",
+            + "Default: twice the CPU cores this process may use, from 2 to 8 (here \(WorkerThreads.defaultCount)).",
         valueName: "n"))
     var workers: Int?
 
