@@ -31,8 +31,12 @@ extension NightlyRunner {
 
     private func record(_ evaluation: Evaluation, of user: LoadedUser, into outcome: inout BatchOutcome,
                         options: RunOptions, manual: Bool, logger: Logger) {
-        var userLogger = logger
-        userLogger[metadataKey: "user_id"] = "\(user.userID)"
+        /// The logger of lines about this user (made only for one: most users log nothing).
+        func userLogger() -> Logger {
+            var userLogger = logger
+            userLogger[metadataKey: "user_id"] = "\(user.userID)"
+            return userLogger
+        }
         switch evaluation.outcome {
         case .unknownUser:
             outcome.unknownUsers.append(user.userID)
@@ -62,7 +66,7 @@ extension NightlyRunner {
                 rowUpdatedAt: rowUpdatedAt))
         }
         if !evaluation.rejections.isEmpty {
-            userLogger.info("settings row rejected", metadata: [
+            userLogger().info("settings row rejected", metadata: [
                 "fields": "\(evaluation.rejections.map(\.field.rawValue).joined(separator: ","))"])
         }
         var diffJSON: [UInt8]? = nil
@@ -81,7 +85,7 @@ extension NightlyRunner {
             if notification.unknownUnitSystem != nil {
                 // Counts as NULL (plan-rules.md 7.1): units from the locale's region.
                 outcome.counts.unknownUnitSystems += 1
-                userLogger.warning("unit_system is neither metric nor imperial; units follow the locale",
+                userLogger().warning("unit_system is neither metric nor imperial; units follow the locale",
                                    metadata: ["units": "\(notification.units ?? "metric")"])
             }
             let line = notification.jsonString
