@@ -62,6 +62,15 @@ extension PlanStore {
         if changedSince != nil { indexOnly.set("enable_seqscan", "off") }
         try connection.withTransaction { connection in
             try connection.setLocal(indexOnly, purpose: "planning the selection by its indexes")
+            if changedSince == nil {
+                // Every row is a candidate: room for them at once, as the statistics count
+                // them, instead of doubling the array (twice the memory for a moment) as
+                // ten million ids arrive.
+                let estimate = try connection.query(
+                    "SELECT greatest(reltuples, 0)::int8 FROM pg_class WHERE oid = to_regclass('user_settings')",
+                    purpose: "estimating the users").first.map { try $0.int64(0) } ?? 0
+                ids.reserveCapacity(Int(estimate) * partitions.count / UserPartitions.count * 102 / 100)
+            }
             try connection.forEachRow(
                 """
                 WITH changed AS MATERIALIZED (
