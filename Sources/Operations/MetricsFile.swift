@@ -138,7 +138,7 @@ public struct MetricsFile: Sendable {
         let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MetricsFileError(path: path, step: "create \(temporary)", errno: errno) }
-        if let code = writeAll(Array(text.utf8), to: fd) {
+        if let code = LineWriter.writeAll(Array(text.utf8), to: fd) {
             close(fd)
             unlink(temporary)
             throw MetricsFileError(path: path, step: "write \(temporary)", errno: code)
@@ -224,22 +224,6 @@ struct MetricsText {
     /// Label values escape backslash, double quote and line feed.
     private func escaped(_ value: String) -> String {
         value.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"").replacingAll("\n", with: "\\n")
-    }
-}
-
-/// Writes every byte (retrying short writes and EINTR); returns errno on failure.
-private func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
-    bytes.withUnsafeBytes { raw -> Int32? in
-        var offset = 0
-        while offset < raw.count {
-            let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return nil
     }
 }
 
