@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 import NightlyRun
 import PlanRules
 import PlanStore
@@ -43,7 +39,8 @@ public struct MetricsFile: Sendable {
                       binaryVersion: String, context: MetricsContext = MetricsContext()) throws {
         try replaceAtomically(with: Self.text(
             outcome, finishedAt: finishedAt, backlog: backlog, binaryVersion: binaryVersion, context: context,
-            previous: PreviousRuns(metricsText: readFile(path) ?? "")))
+            previous: PreviousRuns(metricsText: FileManager.default.contents(atPath: path)
+                .map { String(decoding: $0, as: UTF8.self) } ?? "")))
     }
 
     /// The Prometheus text of a run's metrics, carrying the last success and the failure
@@ -225,20 +222,4 @@ struct MetricsText {
     private func escaped(_ value: String) -> String {
         value.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"").replacingAll("\n", with: "\\n")
     }
-}
-
-/// The whole file at `path` as UTF-8, or nil if it cannot be read.
-func readFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 16_384)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-        if count < 0, errno == EINTR { continue }
-        guard count > 0 else { break }
-        bytes.append(contentsOf: chunk[0..<count])
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }
