@@ -8,6 +8,7 @@ import PackageDescription
 //   Postgres    the one safe Swift wrapper over libpq
 //   PlanRules   the pure rules of shared/spec/plan-rules.md: no I/O, no database
 //   PlanStore   SQL: migrations, reading user_settings, writing plans and the outbox
+//   DemoData    made-up user_settings rows for seed-demo, the tests and the benchmark
 //   NightlyRun  the run pipeline: due users -> rules -> store -> notifications
 //   Operations  what ops and analysts see: log lines, metrics file, stop signal,
 //               history timeline and CSV, the explain outlook
@@ -31,6 +32,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         .target(name: "PlanRules"),
         .target(name: "PlanStore", dependencies: ["Postgres", "PlanRules"]),
+        .target(name: "DemoData", dependencies: ["PlanStore", "PlanRules", "Postgres"]),
         .target(
             name: "NightlyRun",
             dependencies: [
@@ -48,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "plan-regen",
             dependencies: [
-                "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres",
+                "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "DemoData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -57,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "plan-regen-bench",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "DemoData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/PlanRegenBench"
@@ -71,17 +73,17 @@ let package = Package(
         .testTarget(
             name: "NightlyRunTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
+        .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData"]),
         // Real processes killed, databases cut, garbage rows, overlapping runs (issue 6).
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

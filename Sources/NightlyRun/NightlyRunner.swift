@@ -51,11 +51,11 @@ public struct NightlyRunner: Sendable {
     public let logger: Logger
     public let notifications: NotificationSink
     /// Where `--dry-run` prints what it would write (stdout).
-    public let report: NotificationSink
+    public let report: LineWriter
 
     public init(connect: @escaping @Sendable () throws -> PostgresConnection,
                 timeouts: PlanStore.Timeouts = PlanStore.Timeouts(), zones: ZoneDatabase, logger: Logger,
-                notifications: NotificationSink, report: NotificationSink) {
+                notifications: NotificationSink, report: LineWriter) {
         self.connect = connect
         self.timeouts = timeouts
         self.zones = zones

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import NightlyRun
 import Synchronization
 
 /// Standard error, shared by the log lines and the terminal's progress line.
@@ -28,7 +29,7 @@ public final class ConsoleOutput: Sendable {
             shown = false
             bytes.append(contentsOf: line.utf8)
             bytes.append(0x0A)
-            writeAll(bytes)
+            write(bytes)
         }
     }
 
@@ -37,7 +38,7 @@ public final class ConsoleOutput: Sendable {
         guard isTerminal else { return }
         statusShown.withLock { shown in
             shown = true
-            writeAll(Array("\r\u{1B}[K\(text)".utf8))
+            write(Array("\r\u{1B}[K\(text)".utf8))
         }
     }
 
@@ -46,23 +47,12 @@ public final class ConsoleOutput: Sendable {
         statusShown.withLock { shown in
             guard shown else { return }
             shown = false
-            writeAll(Array("\r\u{1B}[K".utf8))
+            write(Array("\r\u{1B}[K".utf8))
         }
     }
 
-    /// Loses nothing to short writes or EINTR; a failing stderr is ignored (there is
-    /// nowhere left to report it).
-    private func writeAll(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
+    /// A failing stderr is ignored: there is nowhere left to report it.
+    private func write(_ bytes: [UInt8]) {
+        _ = LineWriter.writeAll(bytes, to: descriptor)
     }
 }

@@ -18,7 +18,7 @@ public struct HistoryPrinter {
     private let format: HistoryFormat
     /// Numbers and dates of the table (`--locale`); CSV and JSON never change with it.
     private let readable: ReadableFormat
-    private let output: NotificationSink
+    private let output: LineWriter
     private var pending: [String] = []
     public private(set) var printed = 0
 
@@ -29,7 +29,7 @@ public struct HistoryPrinter {
     ]
 
     /// Writes the header (CSV) or title (table) at once.
-    public init(format: HistoryFormat, output: NotificationSink, title: String,
+    public init(format: HistoryFormat, output: LineWriter, title: String,
                 readable: ReadableFormat = .standard) throws {
         self.format = format
         self.readable = readable

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 import NightlyRun
 import PlanRules
 import PlanStore
@@ -43,7 +39,8 @@ public struct MetricsFile: Sendable {
                       binaryVersion: String, context: MetricsContext = MetricsContext()) throws {
         try replaceAtomically(with: Self.text(
             outcome, finishedAt: finishedAt, backlog: backlog, binaryVersion: binaryVersion, context: context,
-            previous: PreviousRuns(metricsText: readFile(path) ?? "")))
+            previous: PreviousRuns(metricsText: FileManager.default.contents(atPath: path)
+                .map { String(decoding: $0, as: UTF8.self) } ?? "")))
     }
 
     /// The Prometheus text of a run's metrics, carrying the last success and the failure
@@ -138,7 +135,7 @@ public struct MetricsFile: Sendable {
         let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).\(getpid()).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MetricsFileError(path: path, step: "create \(temporary)", errno: errno) }
-        if let code = writeAll(Array(text.utf8), to: fd) {
+        if let code = LineWriter.writeAll(Array(text.utf8), to: fd) {
             close(fd)
             unlink(temporary)
             throw MetricsFileError(path: path, step: "write \(temporary)", errno: code)
@@ -225,36 +222,4 @@ struct MetricsText {
     private func escaped(_ value: String) -> String {
         value.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"").replacingAll("\n", with: "\\n")
     }
-}
-
-/// Writes every byte (retrying short writes and EINTR); returns errno on failure.
-private func writeAll(_ bytes: [UInt8], to fd: Int32) -> Int32? {
-    bytes.withUnsafeBytes { raw -> Int32? in
-        var offset = 0
-        while offset < raw.count {
-            let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return nil
-    }
-}
-
-/// The whole file at `path` as UTF-8, or nil if it cannot be read.
-func readFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 16_384)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-        if count < 0, errno == EINTR { continue }
-        guard count > 0 else { break }
-        bytes.append(contentsOf: chunk[0..<count])
-    }
-    return String(decoding: bytes, as: UTF8.self)
 }

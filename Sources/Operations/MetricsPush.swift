@@ -26,8 +26,8 @@ public struct MetricsPush: Sendable {
 
     /// The gateway's base URL, e.g. `http://pushgateway:9091`.
     public let gateway: URL
-    /// The `instance` label (`MetricsPush.instanceName`).
-    public let instance: String
+    /// The `instance` label (`MetricsPush.instanceName`, or `isValidInstance`).
+    public var instance: String
     /// How long each HTTP request may take.
     public var timeoutSeconds: Double = 10
 

@@ -41,18 +41,9 @@ extension Bool: PostgresParameter {
     public var postgresText: String { self ? "true" : "false" }
 }
 
-extension Double: PostgresParameter {
-    /// Swift's shortest round-tripping form; PostgreSQL spells the specials its own way.
-    public var postgresText: String {
-        if isNaN { return "NaN" }
-        if isInfinite { return self < 0 ? "-Infinity" : "Infinity" }
-        return description
-    }
-}
-
 /// An element type whose Swift arrays are sent as one PostgreSQL value: `[String]` and
-/// `[String?]` as a `text[]` literal, `[UInt8]` as `bytea`. (Swift allows only one
-/// conditional conformance of `Array`, so the element type chooses the encoding.)
+/// `[String?]` as a `text[]` literal, `[Int64]` and `[Int]` as `{1,2,3}`. (Swift allows
+/// only one conditional conformance of `Array`, so the element type chooses the encoding.)
 public protocol PostgresArrayElement {
     /// The text form of an array of these elements.
     static func postgresText(forArray elements: [Self]) -> String
@@ -91,19 +82,5 @@ extension Int64: PostgresArrayElement {
 extension Int: PostgresArrayElement {
     public static func postgresText(forArray elements: [Int]) -> String {
         Int64.postgresText(forArray: elements.map(Int64.init))
-    }
-}
-
-extension UInt8: PostgresArrayElement {
-    /// `bytea` hex format: `\x` followed by two lowercase hex digits per byte.
-    public static func postgresText(forArray bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
-        text.reserveCapacity(2 + bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

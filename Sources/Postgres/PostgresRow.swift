@@ -72,35 +72,6 @@ public struct PostgresRow {
         }
     }
 
-    /// Reads `double precision`, `real` and `numeric` columns (numeric loses digits
-    /// beyond a Double's precision; read it with `string` to keep them all).
-    public func double(_ column: some PostgresColumnReference) throws -> Double {
-        try required(optionalDouble(column), column, "Double")
-    }
-
-    public func optionalDouble(_ column: some PostgresColumnReference) throws -> Double? {
-        guard let text = try text(column) else { return nil }
-        let value: Double? = switch String(decoding: text, as: UTF8.self) {
-        case "NaN": .nan
-        case "Infinity": .infinity
-        case "-Infinity": -.infinity
-        case let literal: Double(literal)
-        }
-        guard let value else { throw invalid(text, column, "Double") }
-        return value
-    }
-
-    /// Reads `bytea` in the server's default hex output format (`\x0a1b…`).
-    public func bytes(_ column: some PostgresColumnReference) throws -> [UInt8] {
-        try required(optionalBytes(column), column, "bytea")
-    }
-
-    public func optionalBytes(_ column: some PostgresColumnReference) throws -> [UInt8]? {
-        guard let text = try text(column) else { return nil }
-        guard let value = Self.parseHexBytea(text) else { throw invalid(text, column, "bytea (hex format)") }
-        return value
-    }
-
     /// Reads a one-dimensional array column (`text[]`, …) as its elements' text;
     /// NULL elements are nil.
     public func stringArray(_ column: some PostgresColumnReference) throws -> [String?] {
@@ -177,27 +148,5 @@ public struct PostgresRow {
         if negative { return value }
         let (positive, overflow) = (0 as Int64).subtractingReportingOverflow(value)
         return overflow ? nil : positive
-    }
-
-    static func parseHexBytea(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "\\"), bytes[1] == UInt8(ascii: "x"),
-              bytes.count % 2 == 0 else { return nil }
-        func nibble(_ byte: UInt8) -> UInt8? {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: nil
-            }
-        }
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity((bytes.count - 2) / 2)
-        var position = 2
-        while position < bytes.count {
-            guard let high = nibble(bytes[position]), let low = nibble(bytes[position + 1]) else { return nil }
-            decoded.append(high << 4 | low)
-            position += 2
-        }
-        return decoded
     }
 }

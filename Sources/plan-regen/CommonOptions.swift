@@ -47,19 +47,23 @@ struct ConnectionOptions: ParsableArguments {
         let format = logFormat
         return Logger(label: label) { _ in LogLineHandler(level: level, format: format, output: standardError) }
     }
+
+    /// Runs the work of `command` with its logger: any failure ends in `fail` (one line on
+    /// stderr, exit 1 or 64); an `ExitCode` it throws passes as it is.
+    func run(_ command: String, _ body: (Logger) throws -> Void) throws {
+        let logger = makeLogger(label: "plan-regen.\(command)")
+        do {
+            try body(logger)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            throw fail(error, logger: logger)
+        }
+    }
 }
 
 /// Standard error, shared by every log line and the progress line of a run.
 let standardError = ConsoleOutput()
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}
-
-/// `--locale de-DE`: numbers and dates of `history` and `explain` text in that locale.
-extension ReadableFormat: ExpressibleByArgument {
-    public init?(argument: String) { self.init(identifier: argument) }
-    public var defaultValueDescription: String { "en-US" }
-}
-extension LogFormat: ExpressibleByArgument {}
 
 /// Prints `error` as one line on stderr and returns the exit code for it: every
 /// failure a command expects ends here, never in a crash or a stack trace. A command

@@ -27,51 +27,41 @@ struct ExplainCommand: ParsableCommand {
             help: ArgumentHelp("The user to explain.", valueName: "id"))
     var userID: Int64
 
-    @Option(help: ArgumentHelp("Look ahead from this RFC 3339 instant instead of now.", valueName: "instant"))
-    var asOf: String?
+    @Option(help: ArgumentHelp("Look ahead from this RFC 3339 instant instead of now.", valueName: "instant"),
+            transform: Instant.parse)
+    var asOf: Instant?
 
     @Option(help: ArgumentHelp("Numbers and dates in this locale (BCP 47, e.g. de-DE).", valueName: "locale"))
     var locale: ReadableFormat = .standard
 
     func validate() throws {
         try validateUserIDs([userID])
-        if let asOf, Instant(rfc3339: asOf) == nil {
-            throw ValidationError("--as-of: '\(asOf)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
-        }
     }
 
     func run() throws {
-        let logger = connection.makeLogger(label: "plan-regen.explain")
-        let text: String
-        do {
+        try connection.run("explain") { logger in
             let zones = try ZoneDatabase.loadSystem()
-            let store = try connection.openStore(for: .readOnly)
-            guard let user = try store.loadUsers([userID]).first, user.row != nil || user.state != nil else {
+            guard let report = try ExplainReport.gather(
+                from: connection.openStore(for: .readOnly), userID: userID, asOf: asOf ?? wallClockNow(), zones: zones,
+                format: locale)
+            else {
                 logger.error("user has neither a user_settings row nor a plan", metadata: ["user_id": "\(userID)"])
                 throw ExitCodes.unknownUsers
             }
-            var latest: HistoryRecord?
-            try store.forEachHistoryRecord(in: HistoryRange(userID: userID, limit: 1)) { latest = $0 }
-            var sections = ["User \(userID)"]
-            if let plan = user.state?.currentPlan {
-                if let latest {
-                    sections.append("Written by run \(latest.runID) at \(latest.generatedAt.rfc3339) "
-                                    + "(\(latest.reasons.joined(separator: ", ")))")
-                }
-                sections.append("")
-                sections.append(PlanExplanation(snapshot: plan, format: locale).render())
-            } else {
-                sections.append("No plan yet.\n")
-            }
-            let asOfInstant = asOf.flatMap { Instant(rfc3339: $0) } ?? wallClockNow()
-            sections.append(PlanOutlook(row: user.row, state: user.state, asOf: asOfInstant, zones: zones,
-                                        format: locale).render())
-            text = sections.joined(separator: "\n")
-        } catch let exit as ExitCode {
-            throw exit
-        } catch {
-            throw fail(error, logger: logger)
+            print(Self.render(report), terminator: "")
         }
-        print(text, terminator: "")
+    }
+
+    /// The user, the plan and how it was derived (or "No plan yet."), then what happens next.
+    static func render(_ report: ExplainReport) -> String {
+        var sections = ["User \(report.userID)"]
+        if let explanation = report.explanation {
+            if let writtenBy = report.writtenBy { sections.append(writtenBy) }
+            sections += ["", explanation]
+        } else {
+            sections.append("No plan yet.\n")
+        }
+        sections.append(report.outlook.render())
+        return sections.joined(separator: "\n")
     }
 }

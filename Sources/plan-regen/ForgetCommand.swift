@@ -33,8 +33,7 @@ struct ForgetCommand: ParsableCommand {
     }
 
     func run() throws {
-        let logger = connection.makeLogger(label: "plan-regen.forget")
-        do {
+        try connection.run("forget") { logger in
             let store = try connection.openStore(for: .readWrite)
             let userIDs = Array(Set(users)).sorted()
             let erasures = try store.forget(userIDs)
@@ -59,8 +58,6 @@ struct ForgetCommand: ParsableCommand {
                     """,
                                metadata: ["user_id": "\(userID)"])
             }
-        } catch {
-            throw fail(error, logger: logger)
         }
     }
 

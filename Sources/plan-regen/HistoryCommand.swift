@@ -1,8 +1,6 @@
 import ArgumentParser
-import NightlyRun
 import Operations
 import PlanRules
-import PlanStore
 
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -49,17 +47,9 @@ struct HistoryCommand: ParsableCommand {
     }
 
     func run() throws {
-        let logger = connection.makeLogger(label: "plan-regen.history")
-        do {
-            let store = try connection.openStore(for: .readOnly)
-            let range = HistoryRange(userID: userID, from: dates.fromDate, to: dates.toDate)
-            let who = userID.map { "user \($0)" } ?? "all users"
-            var printer = try HistoryPrinter(format: format, output: .standardOutput(),
-                                             title: "Plan updates for \(who), newest first", readable: locale)
-            try store.forEachHistoryRecord(in: range) { try printer.add($0) }
-            try printer.finish(emptyMessage: "No written plans for \(who)\(dates.text).")
-        } catch {
-            throw fail(error, logger: logger)
+        try connection.run("history") { _ in
+            let report = HistoryReport(range: dates.range(of: userID), format: format, readable: locale)
+            try report.write(from: connection.openStore(for: .readOnly), to: .standardOutput())
         }
     }
 }

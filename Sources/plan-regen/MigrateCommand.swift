@@ -20,8 +20,7 @@ struct MigrateCommand: ParsableCommand {
     var withReferenceSchema = false
 
     func run() throws {
-        let logger = connection.makeLogger(label: "plan-regen.migrate")
-        do {
+        try connection.run("migrate") { logger in
             let database = try connection.connect()
             database.transactionSettings = connection.timeouts.transactionSettings
             // Migrations say through NOTICEs what a DBA must do by hand (0003: grants); the
@@ -35,8 +34,6 @@ struct MigrateCommand: ParsableCommand {
             applied += try migrator.apply(Migration.planRegen)
             logger.info("migrations applied", metadata: [
                 "applied": "\(applied.isEmpty ? "none (up to date)" : applied.joined(separator: ","))"])
-        } catch {
-            throw fail(error, logger: logger)
         }
     }
 }

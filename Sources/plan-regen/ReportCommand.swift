@@ -48,26 +48,21 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let logger = connection.makeLogger(label: "plan-regen.report")
-        do {
+        try connection.run("report") { _ in
             let store = try connection.openStore(for: .readOnly)
-            let fromDate = dates.fromDate, toDate = dates.toDate
             if let userID {
+                let range = dates.range(of: userID)
                 var page = UserReportPage(userID: userID, readable: locale)
-                try store.forEachHistoryRecord(in: HistoryRange(userID: userID, from: fromDate, to: toDate)) {
-                    try page.add($0)
-                }
-                try write(page.html(rangeText: dates.text), to: out)
+                try store.forEachHistoryRecord(in: range) { try page.add($0) }
+                try write(page.html(rangeText: range.datesText), to: out)
                 print("Wrote \(out): \(page.planCount) plans of user \(userID)")
-            } else if let fromDate, let toDate {
-                let page = AllUsersReportPage(figures: try store.planReportFigures(from: fromDate, to: toDate),
-                                              from: fromDate, to: toDate, readable: locale)
+            } else if let from = dates.from, let to = dates.to {
+                let page = AllUsersReportPage(figures: try store.planReportFigures(from: from, to: to),
+                                              from: from, to: to, readable: locale)
                 try write(page.html(), to: out)
                 try write(page.csv(), to: csvPath)
-                print("Wrote \(out) and \(csvPath): every user's plans from \(fromDate) to \(toDate)")
+                print("Wrote \(out) and \(csvPath): every user's plans from \(from) to \(to)")
             }
-        } catch {
-            throw fail(error, logger: logger)
         }
     }
 

@@ -50,8 +50,9 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: ArgumentHelp("Run as if now were this RFC 3339 instant (tests, backfills).", valueName: "instant"))
-    var asOf: String?
+    @Option(help: ArgumentHelp("Run as if now were this RFC 3339 instant (tests, backfills).", valueName: "instant"),
+            transform: Instant.parse)
+    var asOf: Instant?
 
     @Option(name: .customLong("user"), parsing: .unconditionalSingleValue, help: ArgumentHelp(
         "Recompute this user now (reason manual_rerun). Repeatable.", valueName: "id"))
@@ -78,8 +79,9 @@ struct RunCommand: ParsableCommand {
         valueName: "n"))
     var workers: Int?
 
-    @Option(help: ArgumentHelp("Handle only shard i of n (user partitions), e.g. 0/2.", valueName: "i/n"))
-    var shard: String?
+    @Option(help: ArgumentHelp("Handle only shard i of n (user partitions), e.g. 0/2.", valueName: "i/n"),
+            transform: Shard.parse)
+    var shard: Shard?
 
     @Option(help: "Seconds behind the last run's watermark to look for changed rows.")
     var changeLookback: Int64 = 3600
@@ -96,25 +98,19 @@ struct RunCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp(
         "Write Prometheus metrics of this run here, atomically (node_exporter textfile collector; name it *.prom).",
-        valueName: "file"))
-    var metricsFile: String?
+        valueName: "file"), transform: MetricsFile.init(path:))
+    var metricsFile: MetricsFile?
 
     @Option(help: ArgumentHelp(
         "Push the same metrics to this Prometheus Pushgateway (PUT URL/metrics/job/plan-regen/instance/NAME).",
-        valueName: "url"))
-    var metricsPush: String?
+        valueName: "url"), transform: MetricsPush.parse)
+    var metricsPush: MetricsPush?
 
     @Option(help: ArgumentHelp(
         "The instance label of --metrics-push. Default: shard-I-of-N with --shard, else all.", valueName: "name"))
     var metricsInstance: String?
 
     func validate() throws {
-        if let asOf, Instant(rfc3339: asOf) == nil {
-            throw ValidationError("--as-of: '\(asOf)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
-        }
-        if let shard, Shard(shard) == nil {
-            throw ValidationError("--shard: '\(shard)' must be i/n with 0 <= i < n <= 64, e.g. 0/2")
-        }
         try validateUserIDs(users)
         if shard != nil, !users.isEmpty {
             throw ValidationError("--shard and --user cannot be combined")
@@ -137,7 +133,7 @@ struct RunCommand: ParsableCommand {
         let logger = connection.makeLogger(label: "plan-regen.run")
         let progressLine = ProgressLine(output: standardError)
         let summary: RunSummary
-        let runAsOf = asOf.flatMap { Instant(rfc3339: $0) } ?? wallClockNow()
+        let runAsOf = asOf ?? wallClockNow()
         var loadedZones: ZoneDatabase?
         do {
             let zones: ZoneDatabase
@@ -156,7 +152,8 @@ struct RunCommand: ParsableCommand {
                 logger: logger, notifications: sink, report: .standardOutput())
             summary = try runner.run(RunOptions(
                 asOf: runAsOf,
-                manualUsers: users, dryRun: dryRun, batchSize: batchSize, workers: workers ?? WorkerThreads.defaultCount, shard: shard.flatMap(Shard.init),
+                manualUsers: users, dryRun: dryRun, batchSize: batchSize,
+                workers: workers ?? WorkerThreads.defaultCount, shard: shard,
                 changeLookbackSeconds: changeLookback, binaryVersion: binaryVersion,
                 claimTTL: .seconds(claimTTL), overlapLimit: .seconds(overlapLimit),
                 asOfLeadLimit: allowFuture ? nil : .seconds(300),

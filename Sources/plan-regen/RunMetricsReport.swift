@@ -6,23 +6,18 @@ import PlanRules
 import PlanStore
 
 extension RunCommand {
-    /// `--metrics-push` must name an http(s) URL, and `--metrics-instance` a valid label
-    /// value; neither goes with `--dry-run`, which records no run.
+    /// `--metrics-instance` must be a valid label value, and labels `--metrics-push`;
+    /// neither goes with `--dry-run`, which records no run.
     func validateMetricsPush() throws {
         if let metricsInstance, !MetricsPush.isValidInstance(metricsInstance) {
             throw ValidationError(
                 "--metrics-instance: '\(metricsInstance)' must be 1-128 letters, digits, '.', '_' or '-', e.g. shard-0-of-2")
         }
-        guard let metricsPush else {
+        guard metricsPush != nil else {
             if metricsInstance != nil { throw ValidationError("--metrics-instance labels --metrics-push; give both") }
             return
         }
         if dryRun { throw ValidationError("--metrics-push records real runs; leave it out with --dry-run") }
-        guard MetricsPush(gateway: metricsPush, instance: "all") != nil else {
-            throw ValidationError(
-                "--metrics-push: not an http(s) URL with a host and no query; give the Pushgateway's base URL, "
-                    + "e.g. http://pushgateway:9091")
-        }
     }
 
     /// Writes `--metrics-file` and pushes to `--metrics-push`, as asked, failed runs too.
@@ -40,32 +35,27 @@ extension RunCommand {
                 backlog = try store.outboxBacklog()
                 context.due = try store.dueBacklog(
                     asOf: asOf, overdueAfterSeconds: MetricsContext.overdueAfterSeconds,
-                    partitions: shard.flatMap(Shard.init).map { UserPartitions.forShard(index: $0.index, of: $0.count) })
+                    partitions: shard.map { UserPartitions.forShard(index: $0.index, of: $0.count) })
             } catch {
                 logger.warning("metrics written without the outbox backlog or the due users", metadata: ["error": "\(error)"])
             }
         }
         let finishedAt = wallClockNow()
         var reported = true
-        if let metricsFile {
+        func record(_ write: () throws -> Void) {
             do {
-                try MetricsFile(path: metricsFile).write(
-                    outcome, finishedAt: finishedAt, backlog: backlog, binaryVersion: binaryVersion, context: context)
+                try write()
             } catch {
                 logger.error("\(error)")
                 reported = false
             }
         }
-        if let metricsPush {
-            let instance = metricsInstance ?? MetricsPush.instanceName(shard: shard.flatMap(Shard.init))
-            do {
-                // validate() checked the URL and the instance.
-                try MetricsPush(gateway: metricsPush, instance: instance)?.push(
-                    outcome, finishedAt: finishedAt, backlog: backlog, binaryVersion: binaryVersion, context: context)
-            } catch {
-                logger.error("\(error)")
-                reported = false
-            }
+        record { try metricsFile?.write(outcome, finishedAt: finishedAt, backlog: backlog, binaryVersion: binaryVersion,
+                                        context: context) }
+        if var metricsPush {
+            metricsPush.instance = metricsInstance ?? MetricsPush.instanceName(shard: shard)
+            record { try metricsPush.push(outcome, finishedAt: finishedAt, backlog: backlog, binaryVersion: binaryVersion,
+                                          context: context) }
         }
         return reported
     }

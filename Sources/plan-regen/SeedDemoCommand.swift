@@ -1,4 +1,5 @@
 import ArgumentParser
+import DemoData
 import Foundation
 import Operations
 import PlanRules
@@ -27,8 +28,8 @@ struct SeedDemoCommand: ParsableCommand {
     @Option(help: "The first user id.")
     var firstUserId: Int64 = 1
 
-    @Option(help: "Rows are written 1–30 days before this RFC 3339 instant. Default: now.")
-    var writtenBefore: String?
+    @Option(help: "Rows are written 1–30 days before this RFC 3339 instant. Default: now.", transform: Instant.parse)
+    var writtenBefore: Instant?
 
     @ArgumentParser.Flag(help: "Insert even when user_settings already has rows (a demo database being topped up).")
     var force = false
@@ -36,15 +37,11 @@ struct SeedDemoCommand: ParsableCommand {
     func validate() throws {
         guard users >= 1 else { throw ValidationError("--users must be at least 1") }
         guard firstUserId >= 1 else { throw ValidationError("--first-user-id: user ids are positive integers") }
-        if let writtenBefore, Instant(rfc3339: writtenBefore) == nil {
-            throw ValidationError("--written-before: '\(writtenBefore)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
-        }
     }
 
     func run() throws {
-        let logger = connection.makeLogger(label: "plan-regen.seed-demo")
-        let before = writtenBefore.flatMap { Instant(rfc3339: $0) } ?? wallClockNow()
-        do {
+        let before = writtenBefore ?? wallClockNow()
+        try connection.run("seed-demo") { logger in
             let database = try connection.connect()
             let existing = try DemoUsers.existingUsers(in: database)
             if existing > 0, !force {
@@ -58,8 +55,6 @@ struct SeedDemoCommand: ParsableCommand {
             try DemoUsers.insert(count: users, firstUserID: firstUserId, writtenBefore: before, into: database)
             logger.info("demo users inserted", metadata: [
                 "users": "\(users)", "already_there": "\(existing >= 1000 ? "1000+" : "\(existing)")"])
-        } catch {
-            throw fail(error, logger: logger)
         }
     }
 }

@@ -30,8 +30,9 @@ struct StatusCommand: ParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: ArgumentHelp("Describe the job as of this RFC 3339 instant instead of now.", valueName: "instant"))
-    var asOf: String?
+    @Option(help: ArgumentHelp("Describe the job as of this RFC 3339 instant instead of now.", valueName: "instant"),
+            transform: Instant.parse)
+    var asOf: Instant?
 
     @Option(help: ArgumentHelp("How many of the latest runs to list.", valueName: "n"))
     var runs = 10
@@ -40,25 +41,18 @@ struct StatusCommand: ParsableCommand {
     var format: Format = .text
 
     func validate() throws {
-        if let asOf, Instant(rfc3339: asOf) == nil {
-            throw ValidationError("--as-of: '\(asOf)' is not an RFC 3339 instant such as 2026-03-16T00:15:00Z")
-        }
         guard (1...1000).contains(runs) else { throw ValidationError("--runs must be between 1 and 1000") }
     }
 
     func run() throws {
-        let logger = connection.makeLogger(label: "plan-regen.status")
-        do {
-            let store = try connection.openStore(for: .readOnly)
+        try connection.run("status") { _ in
             let report = try StatusReport.gather(
-                from: store, at: asOf.flatMap { Instant(rfc3339: $0) } ?? wallClockNow(),
+                from: connection.openStore(for: .readOnly), at: asOf ?? wallClockNow(),
                 zones: Result { try ZoneDatabase.loadSystem() }, binaryVersion: binaryVersion, runs: runs)
             switch format {
             case .text: print(report.text(), terminator: "")
             case .json: print(try report.json())
             }
-        } catch {
-            throw fail(error, logger: logger)
         }
     }
 }

@@ -1,3 +1,4 @@
+import DemoData
 import Foundation
 import Logging
 import NightlyRun
@@ -34,7 +35,7 @@ import Testing
                 connect: { try PostgresConnection(conninfo: conninfo) }, zones: try ZoneDatabase.loadSystem(),
                 logger: Logger(label: "locale-tests") { _ in SwiftLogNoOpLogHandler() },
                 notifications: try NotificationSink.appending(toFile: file.path),
-                report: try NotificationSink.appending(toFile: "/dev/null"))
+                report: try LineWriter.appending(toFile: "/dev/null"))
             var summaries = [try runner.run(RunOptions(asOf: Self.firstRun))]
             try connection.execute(
                 """

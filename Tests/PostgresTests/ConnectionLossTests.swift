@@ -36,9 +36,11 @@ import Testing
 
     @Test func aPipelineOnATerminatedBackendIsConnectionLost() throws {
         let victim = try serverConnection()
+        // With transaction settings, a statement goes out in one pipeline with them.
+        victim.transactionSettings.set("lock_timeout", .seconds(30))
         try terminate(victim)
         let error = try #require(throws: PostgresError.self) {
-            try victim.executeBatch("SELECT $1::int", [[1], [2]], purpose: "batching")
+            try victim.query("SELECT $1::int", [1], purpose: "batching")
         }
         #expect(error.code == .connectionLost)
     }

@@ -107,7 +107,7 @@ final class RunDriver {
             connect: { try PostgresConnection(conninfo: conninfo) }, zones: zones,
             logger: Logger(label: "nightly-run-tests") { _ in SwiftLogNoOpLogHandler() },
             notifications: try notifications ?? NotificationSink.appending(toFile: notificationsPath),
-            report: try NotificationSink.appending(toFile: reportPath))
+            report: try LineWriter.appending(toFile: reportPath))
         let summary = try runner.run(RunOptions(asOf: asOf, manualUsers: users, dryRun: dryRun,
                                                 batchSize: batchSize, workers: workers, shard: shard,
                                                 overlapLimit: overlapLimit))

@@ -1,3 +1,4 @@
+import DemoData
 import PlanRules
 import PlanStore
 import Postgres

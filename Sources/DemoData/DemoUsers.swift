@@ -1,4 +1,5 @@
 import PlanRules
+import PlanStore
 import Postgres
 
 /// Generates varied, deterministic `user_settings` rows for demos and benchmarks:

@@ -1,0 +1,99 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes lines to stdout or to a file opened for appending: the dry-run report,
+/// `history`'s export, and under `NotificationSink` the notification lines. `emit`
+/// returns only once every byte was handed to the kernel, and holds a lock, so the lines
+/// of one call stay together when workers share a writer.
+///
+/// The process must ignore SIGPIPE (the CLI does) so that a closed pipe becomes a thrown
+/// error instead of killing it.
+public final class LineWriter: Sendable {
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+    /// `stdout` or the file's path, for messages.
+    public let destination: String
+    private let writing = Mutex(())
+
+    public static func standardOutput() -> LineWriter {
+        LineWriter(descriptor: STDOUT_FILENO, ownsDescriptor: false, destination: "stdout")
+    }
+
+    /// Opens `path` for appending. A process killed in the middle of a write can leave a
+    /// partial last line (a large write to a file is not all-or-nothing); the file is then
+    /// ended with a newline first, so that fragment stays a line of its own instead of
+    /// swallowing the next complete line.
+    public static func appending(toFile path: String) throws -> LineWriter {
+        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw LineWriterError(action: "open \(path) for appending", errno: errno) }
+        let writer = LineWriter(descriptor: fd, ownsDescriptor: true, destination: path)
+        var status = stat()
+        var last: UInt8 = 0
+        if fstat(fd, &status) == 0, status.st_size > 0, pread(fd, &last, 1, status.st_size - 1) == 1,
+           last != 0x0A {
+            try writer.emit([""])  // the newline that ends the fragment
+        }
+        return writer
+    }
+
+    private init(descriptor: Int32, ownsDescriptor: Bool, destination: String) {
+        self.descriptor = descriptor
+        self.ownsDescriptor = ownsDescriptor
+        self.destination = destination
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    /// Writes each line followed by a newline, in one piece. Throws on a write error (a
+    /// closed pipe, a full disk).
+    public func emit(_ lines: some Collection<String>) throws {
+        guard !lines.isEmpty else { return }
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
+        for line in lines {
+            buffer.append(contentsOf: line.utf8)
+            buffer.append(0x0A)
+        }
+        try writing.withLock { _ in
+            if let code = Self.writeAll(buffer, to: descriptor) {
+                throw LineWriterError(action: "write to \(destination)", errno: code)
+            }
+        }
+    }
+
+    /// Hands every byte to the kernel, retrying short writes and EINTR; returns errno on
+    /// failure. The one write loop of the package (stderr and the metrics file use it too).
+    public static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
+        bytes.withUnsafeBytes { raw -> Int32? in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return nil
+        }
+    }
+}
+
+/// Lines that could not be written: what was being done, and the system's reason.
+public struct LineWriterError: Error, CustomStringConvertible, Sendable {
+    public var action: String
+    public var reason: String
+
+    init(action: String, errno code: Int32) {
+        self.action = action
+        self.reason = String(cString: strerror(code))
+    }
+
+    public var description: String { "cannot \(action): \(reason)" }
+}
