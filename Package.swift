@@ -13,6 +13,10 @@ import PackageDescription
 //   Operations  what ops and analysts see: log lines, metrics file, stop signal,
 //               history timeline and CSV, the explain outlook
 //   plan-regen  the command-line interface
+/// The kill tests' fault points (NightlyRun/FaultInjection.swift) exist in debug builds
+/// only, which is what `deploy/test.sh` builds: a release binary cannot be made to kill itself.
+let faultInjectionInDebugBuilds: [SwiftSetting] = [.define("PLAN_REGEN_FAULT_INJECTION", .when(configuration: .debug))]
+
 let package = Package(
     name: "plan-regen",
     platforms: [.macOS(.v15)],
@@ -38,7 +42,8 @@ let package = Package(
             dependencies: [
                 "PlanStore", "PlanRules", "Postgres",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: faultInjectionInDebugBuilds
         ),
         .target(
             name: "Operations",
@@ -53,7 +58,8 @@ let package = Package(
                 "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "DemoData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: faultInjectionInDebugBuilds
         ),
         // The scale benchmark (issue 5): `Benchmarks/run.sh` builds and runs it.
         .executableTarget(

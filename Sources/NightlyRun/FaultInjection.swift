@@ -4,7 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// TEST-ONLY. Kills the process with SIGKILL — exactly what `kill -9` does — at a chosen
+#if PLAN_REGEN_FAULT_INJECTION
+/// TEST-ONLY, and only in debug builds (`PLAN_REGEN_FAULT_INJECTION`, Package.swift): a
+/// release binary has no trace of it. Kills the process with SIGKILL — exactly what `kill -9` does — at a chosen
 /// point of a run, so the reliability tests (Tests/ReliabilityTests) can prove that a run
 /// killed there loses nothing. Never set `PLAN_REGEN_FAULT` in production.
 ///
@@ -70,3 +72,4 @@ public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+#endif

@@ -13,15 +13,19 @@ public final class NotificationSink: Sendable {
     private let emitting = Mutex(Emitting())
 
     private struct Emitting {
+        #if PLAN_REGEN_FAULT_INJECTION
         var fault: FaultInjection?
+        #endif
         var calls = 0
     }
 
-    /// TEST-ONLY (`PLAN_REGEN_FAULT`): kills the process at one call of `emit`.
+    #if PLAN_REGEN_FAULT_INJECTION
+    /// TEST-ONLY (`PLAN_REGEN_FAULT`, debug builds): kills the process at one call of `emit`.
     public var fault: FaultInjection? {
         get { emitting.withLock { $0.fault } }
         set { emitting.withLock { $0.fault = newValue } }
     }
+    #endif
 
     public init(_ output: LineWriter) {
         self.output = output
@@ -46,6 +50,7 @@ public final class NotificationSink: Sendable {
         do {
             try emitting.withLock { state in
                 state.calls += 1
+                #if PLAN_REGEN_FAULT_INJECTION
                 let injected = state.fault.flatMap { $0.call == state.calls ? $0 : nil }
                 if injected?.point == .beforeEmit { injected?.killProcess() }
                 if injected?.point == .midEmit {
@@ -54,6 +59,9 @@ public final class NotificationSink: Sendable {
                 }
                 try output.emit(lines)
                 if injected?.point == .afterEmit { injected?.killProcess() }
+                #else
+                try output.emit(lines)
+                #endif
             }
         } catch let error as LineWriterError {
             throw RunError.notificationWrite(destination: output.destination, reason: error.reason)

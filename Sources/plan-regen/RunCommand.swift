@@ -145,7 +145,9 @@ struct RunCommand: ParsableCommand {
             }
             let sink = try notifications.map { try NotificationSink.appending(toFile: $0) }
                 ?? .standardOutput()
+            #if PLAN_REGEN_FAULT_INJECTION
             sink.fault = try FaultInjection.fromEnvironment()
+            #endif
             let connection = self.connection
             let runner = NightlyRunner(
                 connect: { try connection.connect() }, timeouts: connection.timeouts, zones: zones,
