@@ -92,7 +92,7 @@ public struct Migrator {
         do {
             result = try connection.query(
                 "SELECT name, checksum FROM plan_regen_migrations", purpose: "reading applied migrations")
-        } catch let error as PostgresError where error.sqlState == "42P01" {
+        } catch let error as PostgresError where error.sqlState == .undefinedTable {
             return [:]  // undefined_table: nothing applied yet (one round trip instead of a lookup first)
         }
         var applied: [String: String] = [:]

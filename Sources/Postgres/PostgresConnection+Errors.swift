@@ -12,7 +12,7 @@ extension PostgresConnection {
             return text.isEmpty ? nil : text
         }
         // Field codes from postgres_ext.h: C = SQLSTATE, M = primary message, D = detail, H = hint.
-        let sqlState = field("C")
+        let sqlState = field("C").map { PostgresError.SQLState($0) }
         var message = field("M")
             ?? result.map { PostgresError.oneLine(String(cString: PQresultErrorMessage($0))) }
             ?? ""

@@ -305,7 +305,7 @@ import Glibc
             try body()
             return nil
         } catch let error as PostgresError {
-            return error.sqlState ?? error.code.description
+            return error.sqlState?.code ?? error.code.description
         }
     }
 
