@@ -19,8 +19,8 @@ struct BenchDatabase {
         let admin = try PostgresConnection.connectFromEnvironment()
         // `name` is made by this program from a number, never from input; identifiers
         // cannot be parameters.
-        try admin.execute("DROP DATABASE IF EXISTS \(name)", purpose: "dropping benchmark database \(name)")
-        try admin.execute("CREATE DATABASE \(name)", purpose: "creating benchmark database \(name)")
+        try admin.execute("DROP DATABASE IF EXISTS \(identifier: name)", purpose: "dropping benchmark database \(name)")
+        try admin.execute("CREATE DATABASE \(identifier: name)", purpose: "creating benchmark database \(name)")
         let connection = try PostgresConnection(conninfo: "dbname=\(name)")
         _ = try Migrator(connection: connection).apply(Migration.reference + Migration.planRegen)
         try DemoUsers.insert(count: users, writtenBefore: writtenBefore, zones: DemoUsers.zonesOfEveryOffset,
@@ -65,14 +65,15 @@ struct BenchDatabase {
     func changeWeights(at: Instant) throws -> Int {
         let changed = try connection.execute(
             """
-            UPDATE user_settings SET current_weight_kg = current_weight_kg + 2.5, updated_at = $1
+            UPDATE user_settings SET current_weight_kg = current_weight_kg + 2.5, updated_at = \(at)
             WHERE user_id % 33 = 0
-            """, [at.postgresText], purpose: "changing 3% of the users' weights")
+            """, purpose: "changing 3% of the users' weights")
         try settle()
         return changed
     }
 
-    func count(_ sql: String) throws -> Int {
-        try connection.query(sql, purpose: "counting").singleRow().int(0)
+    /// The one value of `sql`, a query of one integer column named `n`.
+    func count(_ sql: SQLQuery) throws -> Int {
+        try connection.query(sql, purpose: "counting").singleRow().int("n")
     }
 }

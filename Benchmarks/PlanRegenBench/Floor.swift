@@ -37,7 +37,8 @@ struct Floor {
                     TO '\(folder)/\(output.table).\(half).copy'
                     """, purpose: "dumping \(output.table) for the floor")
             }
-            rowsLoaded += try database.count("SELECT count(*) FROM \(output.table) WHERE \(output.rows)")
+            rowsLoaded += try database.count(
+                "SELECT count(*) AS n FROM \(unescaped: output.table) WHERE \(unescaped: output.rows)")
         }
 
         func prepareEmptyCopies() throws {

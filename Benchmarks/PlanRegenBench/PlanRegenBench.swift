@@ -123,7 +123,7 @@ struct PlanRegenBench: ParsableCommand {
             log("\(users) users: rules-change run, \(workers) worker(s)")
             let asOf = Self.t0.adding(seconds: Int64(day) * 86_400)
             let runs = try job.run([runArgs(asOf, ["--workers", "\(workers)"])])
-            let runID = try database.count("SELECT max(run_id)::int FROM plan_runs")
+            let runID = try database.count("SELECT max(run_id)::int AS n FROM plan_runs")
             let floor = try Floor.measure(database: database, outputs: Self.outputs(ofRun: runID),
                                           inputs: [input, "SELECT * FROM plan_state"], folder: scratch)
             report.add(Report.Row(scenario: "rules-change run (everyone due)", users: users,
@@ -136,7 +136,7 @@ struct PlanRegenBench: ParsableCommand {
         let changed = try database.changeWeights(at: night.adding(seconds: -23 * 3600))
         log("\(users) users: nightly run, \(changed) changed")
         let nightly = try job.run([runArgs(night, ["--workers", "2"])])
-        let due = try database.count("SELECT due FROM plan_runs ORDER BY run_id DESC LIMIT 1")
+        let due = try database.count("SELECT due AS n FROM plan_runs ORDER BY run_id DESC LIMIT 1")
         report.add(Report.Row(scenario: "nightly run (\(due) due, ≈3%)", users: users, config: "2 workers",
                               runs: nightly, floor: nil, workers: 2))
 
@@ -173,7 +173,7 @@ struct PlanRegenBench: ParsableCommand {
 
     private func serverVersion() throws -> String {
         try PostgresConnection.connectFromEnvironment().query("SHOW server_version", purpose: "reading the version")
-            .singleRow().string(0).split(separator: " ").first.map { "PostgreSQL \($0)" } ?? "PostgreSQL"
+            .singleRow().string("server_version").split(separator: " ").first.map { "PostgreSQL \($0)" } ?? "PostgreSQL"
     }
 }
 

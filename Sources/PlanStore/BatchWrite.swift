@@ -168,8 +168,8 @@ extension PlanStore {
         }
         guard !batch.outbox.isEmpty else { return nil }
         let batchID = try conn.query(
-            "INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id", [runID],
-            purpose: "opening a notification batch").singleRow().int64(0)
+            "INSERT INTO notification_batches (run_id) VALUES (\(runID)) RETURNING batch_id",
+            purpose: "opening a notification batch").singleRow().int64("batch_id")
         try conn.copyIn(
             """
             COPY notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
@@ -230,9 +230,14 @@ extension PlanStore {
             INSERT INTO plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date,
                                     last_evaluated_date, seen_updated_at, judged_updated_at,
                                     judged_rules_version, next_check_at, updated_by_run)
-            SELECT u.*, $10::bigint
-            FROM unnest($1::bigint[], $2::date[], $3::text[], $4::int[], $5::date[], $6::timestamptz[],
-                        $7::timestamptz[], $8::text[], $9::timestamptz[]) AS u
+            SELECT u.*, \(runID)::bigint
+            FROM unnest(\(states.map(\.userID))::bigint[], \(states.map { $0.planDate?.postgresText })::date[],
+                        \(states.map(\.rulesVersion))::text[], \(states.map(\.historyRowsOnPlanDate))::int[],
+                        \(states.map { $0.lastEvaluatedDate?.postgresText })::date[],
+                        \(states.map { $0.seenUpdatedAt?.postgresText })::timestamptz[],
+                        \(states.map { $0.judgedUpdatedAt?.postgresText })::timestamptz[],
+                        \(states.map(\.judgedRulesVersion))::text[],
+                        \(states.map { $0.nextCheckAt?.postgresText })::timestamptz[]) AS u
             ON CONFLICT (user_id) DO UPDATE SET
                 plan_date = EXCLUDED.plan_date,
                 rules_version = EXCLUDED.rules_version,
@@ -242,11 +247,6 @@ extension PlanStore {
                 judged_updated_at = EXCLUDED.judged_updated_at,
                 judged_rules_version = EXCLUDED.judged_rules_version,
                 next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
-            """,
-            [states.map(\.userID), states.map { $0.planDate?.postgresText }, states.map(\.rulesVersion),
-             states.map(\.historyRowsOnPlanDate), states.map { $0.lastEvaluatedDate?.postgresText },
-             states.map { $0.seenUpdatedAt?.postgresText }, states.map { $0.judgedUpdatedAt?.postgresText },
-             states.map(\.judgedRulesVersion), states.map { $0.nextCheckAt?.postgresText }, runID],
-            purpose: "saving \(states.count) plan_state rows")
+            """, purpose: "saving \(states.count) plan_state rows")
     }
 }

@@ -26,7 +26,7 @@ extension PlanStore {
         for month in missingHistoryPartitions(for: dates) {
             let (year, monthNumber, _) = month.components
             try connection.execute(
-                "SELECT plan_history_partition_for($1::date)", [month],
+                "SELECT plan_history_partition_for(\(month)::date)",
                 purpose: "creating the plan_history partition of \(year)-\(monthNumber)")
             historyPartitionMonths.insert(year * 12 + monthNumber)
         }

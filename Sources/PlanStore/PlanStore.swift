@@ -47,10 +47,10 @@ public final class PlanStore {
     /// standby (in recovery), or one whose transactions are read-only by default.
     func requireWritableServer() throws {
         let row = try connection.query(
-            "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'",
+            "SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') = 'on' AS read_only",
             purpose: "checking that the server accepts writes").singleRow()
-        let standby = try row.bool(0)
-        let readOnly = try row.bool(1)
+        let standby = try row.bool("standby")
+        let readOnly = try row.bool("read_only")
         if standby || readOnly {
             throw StoreError.readOnlyServer(host: connection.host, port: connection.port, standby: standby)
         }

@@ -18,9 +18,9 @@ public enum UserPartitions {
         return seen.indices.filter { seen[$0] }
     }
 
-    /// SQL expression for the partition of the `user_id` column `column` (a literal name).
-    static func sql(_ column: String) -> String {
-        "((\(column) % 64 + 64) % 64)::int"
+    /// SQL expression for the partition of the `user_id` column `column`.
+    static func sql(_ column: SQLQuery) -> SQLQuery {
+        "((\(sql: column) % 64 + 64) % 64)::int"
     }
 
     /// The partitions of shard `index` of `shardCount` (`--shard index/shardCount`).

@@ -94,13 +94,13 @@ extension PostgresConnection {
 }
 
 extension PostgresConnection {
-    /// Sends `statements` as one pipeline segment — one round trip, one sync, so one
+    /// Sends `queries` as one pipeline segment — one round trip, one sync, so one
     /// implicit transaction unless a BEGIN among them opens an explicit one — and returns
     /// their results in order. One sync at a time: PgBouncer 1.18 in transaction mode may
     /// hand the server connection to another client at the first ReadyForQuery, so a
     /// second segment already in flight could land elsewhere.
-    func inOneRoundTrip(_ statements: [(sql: String, values: [String?])], purpose: String) throws
-        -> [PostgresResult] {
+    func inOneRoundTrip(_ queries: [SQLQuery], purpose: String) throws -> [PostgresResult] {
+        let statements = try queries.map { try $0.prepared(purpose: purpose) }
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(
                 code: .unexpectedResult, purpose: purpose,

@@ -15,12 +15,12 @@ extension PostgresConnection {
         isolation: IsolationLevel? = nil,
         _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {
-        let begin = isolation.map { "BEGIN ISOLATION LEVEL \($0.rawValue)" } ?? "BEGIN"
+        let begin: SQLQuery = isolation.map { "BEGIN ISOLATION LEVEL \(unescaped: $0.rawValue)" } ?? "BEGIN"
         if transactionSettings.isEmpty {
             try execute(begin, purpose: "beginning a transaction")
         } else {
             // BEGIN and the settings in one round trip; they hold until COMMIT/ROLLBACK.
-            _ = try inOneRoundTrip([(begin, []), transactionSettings.statement], purpose: "beginning a transaction")
+            _ = try inOneRoundTrip([begin, transactionSettings.statement], purpose: "beginning a transaction")
         }
         let value: Result
         do {

@@ -11,9 +11,9 @@ import Darwin
 /// Not `Sendable` on purpose: libpq forbids using one `PGconn` from two threads at
 /// once, so a connection belongs to one task at a time. Open one per worker.
 ///
-/// All statements are parameterized (`query`, `execute`, `executeBatch`), results are
-/// read through `PostgresResult` / `PostgresRow`, and every failure is a `PostgresError`
-/// carrying the caller's `purpose`.
+/// Every statement is an `SQLQuery`, its values sent as parameters (`query`, `execute`,
+/// `forEachRow`); results are read through `PostgresResult` / `PostgresRow` by column
+/// name, and every failure is a `PostgresError` carrying the caller's `purpose`.
 public final class PostgresConnection {
     /// The live `PGconn*`; never NULL and never finished before `deinit`.
     let handle: OpaquePointer
@@ -113,19 +113,6 @@ public final class PostgresConnection {
     public var database: String { Self.text(PQdb(handle)) }
     /// The role actually connected as.
     public var user: String { Self.text(PQuser(handle)) }
-
-    /// Quotes a name for use as an SQL identifier (`PQescapeIdentifier`), for the rare
-    /// statements that cannot take parameters (CREATE DATABASE, …).
-    public func escapeIdentifier(_ name: String) throws -> String {
-        let utf8 = Array(name.utf8)
-        guard let escaped = PQescapeIdentifier(handle, name, utf8.count) else {
-            throw PostgresError(
-                code: .invalidParameter, purpose: "quoting an identifier",
-                message: Self.libpqMessage(handle))
-        }
-        defer { PQfreemem(escaped) }
-        return String(cString: escaped)
-    }
 
     static func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
         pointer.map { String(cString: $0) } ?? ""

@@ -38,10 +38,10 @@ import Testing
             try migrator.checkUpToDate()
             let tables = try connection.query(
                 """
-                SELECT count(*) FROM information_schema.tables WHERE table_name = ANY($1::text[])
+                SELECT count(*) FROM information_schema.tables WHERE table_name = ANY(\([
+                    "user_settings", "plan_state", "plan_history", "notification_outbox", "plan_runs",
+                    "plan_rejections", "plan_watermarks"])::text[])
                 """,
-                [["user_settings", "plan_state", "plan_history", "notification_outbox", "plan_runs",
-                  "plan_rejections", "plan_watermarks"]],
                 purpose: "counting tables")
             #expect(try tables.singleRow().int(0) == 7)
         }
@@ -94,8 +94,8 @@ import Testing
             let migrator = Migrator(connection: connection)
             try migrator.apply(Migration.planRegen)
             try connection.execute(
-                "INSERT INTO plan_regen_migrations (name, checksum) VALUES ($1, $2)",
-                ["9999_from_the_future", "0"], purpose: "faking a newer schema")
+                "INSERT INTO plan_regen_migrations (name, checksum) VALUES (\(bind: "9999_from_the_future"), \(bind: "0"))",
+                purpose: "faking a newer schema")
             #expect {
                 try migrator.checkUpToDate()
             } throws: { error in

@@ -8,7 +8,7 @@ import Testing
     private func terminate(_ victim: PostgresConnection) throws {
         let killer = try serverConnection()
         let terminated = try killer.query(
-            "SELECT pg_terminate_backend($1, 5000)", [victim.backendPID], purpose: "terminating a backend"
+            "SELECT pg_terminate_backend(\(victim.backendPID), 5000)", purpose: "terminating a backend"
         ).singleRow().bool(0)
         #expect(terminated)
     }
