@@ -47,6 +47,29 @@ import Testing
         }
     }
 
+    /// sql/0008 (applied, so never edited) spells the partition count itself: one claim row
+    /// per partition 0…63 and a CHECK refusing others. They must agree with the Swift count
+    /// that every query's partition expression is built from.
+    @Test func thePartitionClaimRowsAgreeWithUserPartitionsCount() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            try Migrator(connection: connection).apply(Migration.reference + Migration.planRegen)
+            let claims = try connection.query(
+                "SELECT count(*) AS n, min(partition) AS first, max(partition) AS last FROM plan_partition_claims",
+                purpose: "reading the claim rows").singleRow()
+            #expect(try claims.int("n") == UserPartitions.count)
+            #expect(try claims.int("first") == 0)
+            #expect(try claims.int("last") == UserPartitions.count - 1)
+            for outside in [-1, UserPartitions.count] {
+                let error = try #require(throws: PostgresError.self) {
+                    try connection.execute(
+                        "INSERT INTO plan_partition_claims (partition) VALUES (\(outside))", purpose: "adding a claim row")
+                }
+                #expect(error.sqlState == "23514", "\(error)")  // check_violation
+            }
+        }
+    }
+
     @Test func concurrentMigrationsFromTwoSessionsBothSucceed() throws {
         try TestDatabase.withFresh { database in
             let conninfo = database.conninfo
