@@ -37,7 +37,7 @@ public final class PlanStore {
     }
 
     /// Wraps `connection` for a store whose database is already checked (a run's worker
-    /// connections): sets the settings every transaction gets, without a round trip.
+    /// connections, `migrate`): sets the settings every transaction gets, without a round trip.
     public init(connection: PostgresConnection, timeouts: Timeouts = Timeouts()) {
         self.connection = connection
         connection.transactionSettings = timeouts.transactionSettings
@@ -56,29 +56,30 @@ public final class PlanStore {
         }
     }
 
-    /// Server-side limits, in milliseconds. Ops tune them with `--statement-timeout` and
-    /// `--lock-timeout` (README, "Timeouts").
+    /// The server-side limits of every transaction of the job, defaults included: their one
+    /// home. Ops tune the first two with `--statement-timeout` and `--lock-timeout`
+    /// (README, "Timeouts"); `PostgresConnection.init` bounds connecting.
     public struct Timeouts: Sendable {
-        public var statementTimeoutMs: Int
-        public var lockTimeoutMs: Int
-        public var idleInTransactionTimeoutMs: Int
+        public var statement: Duration
+        public var lock: Duration
+        public var idleInTransaction: Duration
 
-        public init(statementTimeoutMs: Int = 300_000, lockTimeoutMs: Int = 30_000,
-                    idleInTransactionTimeoutMs: Int = 600_000) {
-            self.statementTimeoutMs = statementTimeoutMs
-            self.lockTimeoutMs = lockTimeoutMs
-            self.idleInTransactionTimeoutMs = idleInTransactionTimeoutMs
+        public init(statement: Duration = .seconds(300), lock: Duration = .seconds(30),
+                    idleInTransaction: Duration = .seconds(600)) {
+            self.statement = statement
+            self.lock = lock
+            self.idleInTransaction = idleInTransaction
         }
 
         /// What every transaction of the store sets: the timeouts, and UTC with ISO dates,
         /// which the store's SQL reads and writes (whatever the server's or role's defaults).
-        public var transactionSettings: TransactionSettings {
+        var transactionSettings: TransactionSettings {
             var settings = TransactionSettings()
             settings.set("TimeZone", "UTC")
             settings.set("DateStyle", "ISO, YMD")
-            settings.set("statement_timeout", .milliseconds(statementTimeoutMs))
-            settings.set("lock_timeout", .milliseconds(lockTimeoutMs))
-            settings.set("idle_in_transaction_session_timeout", .milliseconds(idleInTransactionTimeoutMs))
+            settings.set("statement_timeout", statement)
+            settings.set("lock_timeout", lock)
+            settings.set("idle_in_transaction_session_timeout", idleInTransaction)
             return settings
         }
     }
