@@ -36,15 +36,17 @@ public final class PostgresConnection {
     /// - Throws: `PostgresError` with code `.connectionFailed`: one line naming
     ///   host/port/database/user and libpq's reason, never the password; also, before
     ///   libpq sees it, for a URL whose scheme is not `postgresql://` or `postgres://`.
-    public init(conninfo: String, options: Options = Options()) throws {
+    public init(conninfo: String) throws {
         if let scheme = ConnectionStringScheme.unsupportedScheme(in: conninfo) {
             throw ConnectionStringScheme.refusal(scheme: scheme)
         }
         // Keywords before `dbname` are defaults the conninfo may override; keywords after
         // it override the conninfo (libpq applies them in order when expand_dbname is 1).
+        // A DBA sees the job in `pg_stat_activity.application_name`; an unreachable host is
+        // given up after `connect_timeout` seconds (libpq counts whole seconds, at least 2).
         let settings: [(String, String)] = [
-            ("application_name", options.applicationName),
-            ("connect_timeout", String(options.connectTimeoutSeconds)),
+            ("application_name", "plan-regen"),
+            ("connect_timeout", "10"),
             ("dbname", conninfo),
             ("client_encoding", "UTF8"),
         ]
@@ -72,10 +74,9 @@ public final class PostgresConnection {
     /// Connects the way the job is configured in production: `DATABASE_URL` when it is
     /// set and not empty, otherwise libpq's `PG*` environment variables.
     public static func connectFromEnvironment(
-        databaseURL: String? = environmentVariable("DATABASE_URL"),
-        options: Options = Options()
+        databaseURL: String? = environmentVariable("DATABASE_URL")
     ) throws -> PostgresConnection {
-        try PostgresConnection(conninfo: databaseURL ?? "", options: options)
+        try PostgresConnection(conninfo: databaseURL ?? "")
     }
 
     /// The value of a process environment variable, or nil when unset or empty.
