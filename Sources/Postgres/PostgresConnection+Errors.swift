@@ -27,20 +27,4 @@ extension PostgresConnection {
             code: lost ? .connectionLost : code, purpose: purpose, message: message,
             sqlState: sqlState, detail: field("D"), hint: field("H"))
     }
-
-    /// The text of each parameter, refusing NUL characters, which PostgreSQL text cannot
-    /// hold (libpq would silently cut the value there).
-    static func parameterTexts(
-        _ parameters: [(any PostgresParameter)?], purpose: String
-    ) throws -> [String?] {
-        try parameters.enumerated().map { position, parameter in
-            guard let text = parameter?.postgresText else { return nil }
-            guard !text.utf8.contains(0) else {
-                throw PostgresError(
-                    code: .invalidParameter, purpose: purpose,
-                    message: "parameter $\(position + 1) contains a NUL character")
-            }
-            return text
-        }
-    }
 }

@@ -36,9 +36,11 @@ import Testing
 
     @Test func aPipelineOnATerminatedBackendIsConnectionLost() throws {
         let victim = try serverConnection()
+        // A statement sent with transaction settings goes with them in one pipeline.
+        victim.transactionSettings.set("lock_timeout", .seconds(1))
         try terminate(victim)
         let error = try #require(throws: PostgresError.self) {
-            try victim.executeBatch("SELECT $1::int", [[1], [2]], purpose: "batching")
+            try victim.query("SELECT 1", purpose: "reading with settings")
         }
         #expect(error.code == .connectionLost)
     }
