@@ -21,10 +21,6 @@ extension String: PostgresParameter {
     public var postgresText: String { self }
 }
 
-extension Substring: PostgresParameter {
-    public var postgresText: String { String(self) }
-}
-
 extension Int: PostgresParameter {
     public var postgresText: String { String(self) }
 }
