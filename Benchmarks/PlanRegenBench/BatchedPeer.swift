@@ -23,53 +23,56 @@ enum BatchedPeer {
             let generatedAt = asOf.postgresText
             for first in stride(from: 1, through: users, by: usersPerTransaction) {
                 let ids = (first..<min(first + usersPerTransaction, users + 1)).map(Int64.init)
-                var history: [[(any PostgresParameter)?]] = []
-                var states: [[(any PostgresParameter)?]] = []
-                var rejections: [[(any PostgresParameter)?]] = []
-                var outbox: [[(any PostgresParameter)?]] = []
-                var lines: [String] = []
+                var history: [SQLQuery] = []
+                var states: [SQLQuery] = []
+                var rejections: [SQLQuery] = []
+                var outbox: [(row: SQLQuery, line: String)] = []
                 for user in try store.loadUsers(ids) {
                     let e = evaluate(row: user.row, state: user.state, at: asOf, manualRerun: false, zones: zones)
                     for rejection in e.rejections {
-                        rejections.append([user.userID, runID, rejection.field.rawValue, rejection.message,
-                                           user.row?.updatedAt?.postgresText, rulesVersion])
+                        rejections.append("""
+                            (\(user.userID), \(runID), \(bind: rejection.field.rawValue), \(bind: rejection.message), \
+                            \(bind: user.row?.updatedAt?.postgresText)::timestamptz, \(bind: rulesVersion))
+                            """)
                     }
                     if let h = e.history {
                         try store.ensureHistoryPartitions(for: [h.planDate])
-                        history.append([user.userID, h.planDate.postgresText, e.newState.historyRowsOnCurrentPlanDate - 1,
-                                        generatedAt, runID, PostgresTextArray.encode(h.reasons.map(\.rawValue)),
-                                        h.snapshot.jsonString, h.previous?.jsonString, h.diff.jsonString, rulesVersion])
+                        history.append("""
+                            (\(user.userID), \(h.planDate)::date, \(e.newState.historyRowsOnCurrentPlanDate - 1), \
+                            \(bind: generatedAt)::timestamptz, \(runID), \(bind: PostgresTextArray.encode(h.reasons.map(\.rawValue)))::text[], \
+                            \(bind: h.snapshot.jsonString)::jsonb, \(bind: h.previous?.jsonString)::jsonb, \(bind: h.diff.jsonString)::jsonb, \
+                            \(bind: rulesVersion))
+                            """)
                     }
                     let s = e.newState
-                    states.append([user.userID, s.currentPlan?.planDate.postgresText, rulesVersion,
-                                   s.historyRowsOnCurrentPlanDate, s.lastEvaluatedDate?.postgresText,
-                                   s.seenUpdatedAt?.postgresText, s.judgedUpdatedAt?.postgresText, s.judgedRulesVersion,
-                                   e.nextScheduledCheck?.postgresText, runID])
+                    states.append("""
+                        (\(user.userID), \(s.currentPlan?.planDate)::date, \(bind: rulesVersion), \(s.historyRowsOnCurrentPlanDate), \
+                        \(s.lastEvaluatedDate)::date, \(bind: s.seenUpdatedAt?.postgresText)::timestamptz, \
+                        \(bind: s.judgedUpdatedAt?.postgresText)::timestamptz, \(bind: s.judgedRulesVersion), \
+                        \(bind: e.nextScheduledCheck?.postgresText)::timestamptz, \(runID))
+                        """)
                     if let n = e.notification {
-                        outbox.append([n.id, user.userID, runID, generatedAt, n.jsonString])
-                        lines.append(n.jsonString)
+                        outbox.append(("(\(bind: n.id), \(user.userID), \(runID), \(bind: generatedAt)::timestamptz, \(bind: n.jsonString)",
+                                       n.jsonString))
                     }
                 }
                 let batchID = try connection.withTransaction { conn -> Int64? in
                     try insert(into: "plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot, "
-                               + "previous, diff, rules_version)",
-                               casts: ["", "::date", "", "::timestamptz", "", "::text[]", "::jsonb", "::jsonb", "::jsonb", ""],
-                               rows: history, on: conn)
+                               + "previous, diff, rules_version)", rows: history, on: conn)
                     try insert(into: "plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date, "
                                + "last_evaluated_date, seen_updated_at, judged_updated_at, judged_rules_version, "
-                               + "next_check_at, updated_by_run)",
-                               casts: ["", "::date", "", "", "::date", "::timestamptz", "::timestamptz", "", "::timestamptz", ""],
-                               rows: states, on: conn)
+                               + "next_check_at, updated_by_run)", rows: states, on: conn)
                     try insert(into: "plan_rejections (user_id, run_id, field, message, row_updated_at, rules_version)",
-                               casts: ["", "", "", "", "::timestamptz", ""], rows: rejections, on: conn)
+                               rows: rejections, on: conn)
                     guard !outbox.isEmpty else { return nil }
                     let batchID = try conn.query(
-                        "INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id", [runID],
-                        purpose: "batched peer: batch").singleRow().int64(0)
+                        "INSERT INTO notification_batches (run_id) VALUES (\(runID)) RETURNING batch_id",
+                        purpose: "batched peer: batch").singleRow().int64("batch_id")
                     try insert(into: "notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)",
-                               casts: ["", "", "", "::timestamptz", "", ""], rows: outbox.map { $0 + [batchID] }, on: conn)
+                               rows: outbox.map { "\(sql: $0.row), \(batchID))" }, on: conn)
                     return batchID
                 }
+                let lines = outbox.map(\.line)
                 if let batchID {
                     out.write(Data((lines.joined(separator: "\n") + "\n").utf8))
                     try store.markEmitted(batch: batchID)
@@ -78,18 +81,15 @@ enum BatchedPeer {
         }
     }
 
-    /// One `INSERT INTO table (columns) VALUES ($1, …), ($k, …)` for all `rows`.
-    private static func insert(into table: String, casts: [String], rows: [[(any PostgresParameter)?]],
-                               on connection: PostgresConnection) throws {
+    /// One `INSERT INTO table (columns) VALUES (…), (…)` for all `rows` (each a
+    /// parenthesized row of parameters).
+    private static func insert(into table: String, rows: [SQLQuery], on connection: PostgresConnection) throws {
         guard !rows.isEmpty else { return }
-        var placeholders: [String] = []
-        var parameters: [(any PostgresParameter)?] = []
-        for row in rows {
-            let first = parameters.count + 1
-            placeholders.append("(" + row.indices.map { "$\(first + $0)\(casts[$0])" }.joined(separator: ", ") + ")")
-            parameters += row
+        var statement: SQLQuery = "INSERT INTO \(unescaped: table) VALUES "
+        for (index, row) in rows.enumerated() {
+            if index > 0 { statement += ", " }
+            statement += row
         }
-        try connection.execute("INSERT INTO \(table) VALUES \(placeholders.joined(separator: ", "))", parameters,
-                               purpose: "batched peer: \(rows.count) rows into \(table.prefix { $0 != " " })")
+        try connection.execute(statement, purpose: "batched peer: \(rows.count) rows into \(table.prefix { $0 != " " })")
     }
 }

@@ -20,8 +20,8 @@ struct BenchDatabase {
         let admin = try PostgresConnection.connectFromEnvironment()
         // `name` is made by this program from a number, never from input; identifiers
         // cannot be parameters.
-        try admin.execute("DROP DATABASE IF EXISTS \(name)", purpose: "dropping benchmark database \(name)")
-        try admin.execute("CREATE DATABASE \(name)", purpose: "creating benchmark database \(name)")
+        try admin.execute("DROP DATABASE IF EXISTS \(identifier: name)", purpose: "dropping benchmark database \(name)")
+        try admin.execute("CREATE DATABASE \(identifier: name)", purpose: "creating benchmark database \(name)")
         let connection = try PostgresConnection(conninfo: "dbname=\(name)")
         _ = try Migrator(connection: connection).apply(Migration.reference + Migration.planRegen)
         try DemoUsers.insert(count: users, writtenBefore: writtenBefore, zones: DemoUsers.zonesOfEveryOffset,
@@ -66,9 +66,9 @@ struct BenchDatabase {
     func changeWeights(at: Instant) throws -> Int {
         let changed = try connection.execute(
             """
-            UPDATE user_settings SET current_weight_kg = current_weight_kg + 2.5, updated_at = $1
+            UPDATE user_settings SET current_weight_kg = current_weight_kg + 2.5, updated_at = \(at)
             WHERE user_id % 33 = 0
-            """, [at.postgresText], purpose: "changing 3% of the users' weights")
+            """, purpose: "changing 3% of the users' weights")
         try settle()
         return changed
     }
@@ -80,25 +80,26 @@ struct BenchDatabase {
     /// Drops the database (the next size needs the disk: ten million users take tens of GB).
     func drop() throws {
         let admin = try PostgresConnection.connectFromEnvironment()
-        try admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", purpose: "dropping benchmark database \(name)")
+        try admin.execute("DROP DATABASE IF EXISTS \(identifier: name) WITH (FORCE)", purpose: "dropping benchmark database \(name)")
     }
 
     /// Bytes of each table of the job and of `user_settings`, indexes and partitions included.
     func tableSizes() throws -> TableSizes {
         let rows = try connection.query(
             """
-            SELECT t, coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(t) WHERE isleaf),
-                               pg_total_relation_size(t))::bigint,
+            SELECT t::text AS name, coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(t) WHERE isleaf),
+                               pg_total_relation_size(t))::bigint AS total,
                       coalesce((SELECT sum(pg_indexes_size(relid)) FROM pg_partition_tree(t) WHERE isleaf),
-                               pg_indexes_size(t))::bigint
+                               pg_indexes_size(t))::bigint AS indexes
             FROM unnest(ARRAY['user_settings', 'plan_history', 'plan_state', 'notification_outbox',
                               'notification_batches', 'plan_rejections']::regclass[]) AS t
             """, purpose: "measuring the tables")
-        return TableSizes(tables: try rows.map { (try $0.string(0), try $0.int(1), try $0.int(2)) })
+        return TableSizes(tables: try rows.map { (try $0.string("name"), try $0.int("total"), try $0.int("indexes")) })
     }
 
-    func count(_ sql: String) throws -> Int {
-        try connection.query(sql, purpose: "counting").singleRow().int(0)
+    /// The one value of `sql`, a query of one integer column named `n`.
+    func count(_ sql: SQLQuery) throws -> Int {
+        try connection.query(sql, purpose: "counting").singleRow().int("n")
     }
 }
 

@@ -38,7 +38,8 @@ struct Floor {
                     TO '\(folder)/\(output.table).\(share).copy'
                     """, purpose: "dumping \(output.table) for the floor")
             }
-            rowsLoaded += try database.count("SELECT count(*) FROM \(output.table) WHERE \(output.rows)")
+            rowsLoaded += try database.count(
+                "SELECT count(*) AS n FROM \(unescaped: output.table) WHERE \(unescaped: output.rows)")
         }
 
         var times: [Double] = []

@@ -27,21 +27,21 @@ enum NaivePeer {
                         try conn.execute(
                             """
                             INSERT INTO plan_rejections (user_id, run_id, field, message, row_updated_at, rules_version)
-                            VALUES ($1, $2, $3, $4, $5, $6)
-                            """, [userID, runID, rejection.field.rawValue, rejection.message,
-                                  user.row?.updatedAt?.postgresText, rulesVersion], purpose: "naive: rejection")
+                            VALUES (\(userID), \(runID), \(bind: rejection.field.rawValue), \(bind: rejection.message),
+                                    \(user.row?.updatedAt), \(bind: rulesVersion))
+                            """, purpose: "naive: rejection")
                     }
                     if let history = evaluation.history {
                         try conn.execute(
                             """
                             INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons,
                                                       snapshot, previous, diff, rules_version)
-                            VALUES ($1, $2::date, $3, $4, $5, $6::text[], $7::jsonb, $8::jsonb, $9::jsonb, $10)
-                            """, [userID, history.planDate.postgresText,
-                                  evaluation.newState.historyRowsOnCurrentPlanDate - 1, asOf.postgresText, runID,
-                                  history.reasons.map(\.rawValue), history.snapshot.jsonString,
-                                  history.previous?.jsonString, history.diff.jsonString, rulesVersion],
-                            purpose: "naive: history")
+                            VALUES (\(userID), \(history.planDate)::date,
+                                    \(evaluation.newState.historyRowsOnCurrentPlanDate - 1), \(asOf), \(runID),
+                                    \(history.reasons.map(\.rawValue))::text[], \(bind: history.snapshot.jsonString)::jsonb,
+                                    \(bind: history.previous?.jsonString)::jsonb, \(bind: history.diff.jsonString)::jsonb,
+                                    \(bind: rulesVersion))
+                            """, purpose: "naive: history")
                     }
                     let state = evaluation.newState
                     try conn.execute(
@@ -49,28 +49,27 @@ enum NaivePeer {
                         INSERT INTO plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date,
                             last_evaluated_date, seen_updated_at, judged_updated_at, judged_rules_version,
                             next_check_at, updated_by_run)
-                        VALUES ($1, $2::date, $3, $4, $5::date, $6, $7, $8, $9, $10)
+                        VALUES (\(userID), \(state.currentPlan?.planDate)::date, \(bind: rulesVersion),
+                                \(state.historyRowsOnCurrentPlanDate), \(state.lastEvaluatedDate)::date, \(state.seenUpdatedAt),
+                                \(state.judgedUpdatedAt), \(bind: state.judgedRulesVersion), \(evaluation.nextScheduledCheck),
+                                \(runID))
                         ON CONFLICT (user_id) DO UPDATE SET plan_date = EXCLUDED.plan_date, rules_version = EXCLUDED.rules_version,
                             history_rows_on_plan_date = EXCLUDED.history_rows_on_plan_date,
                             last_evaluated_date = EXCLUDED.last_evaluated_date,
                             seen_updated_at = EXCLUDED.seen_updated_at, judged_updated_at = EXCLUDED.judged_updated_at,
                             judged_rules_version = EXCLUDED.judged_rules_version,
                             next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
-                        """, [userID, state.currentPlan?.planDate.postgresText,
-                              rulesVersion, state.historyRowsOnCurrentPlanDate, state.lastEvaluatedDate?.postgresText,
-                              state.seenUpdatedAt?.postgresText, state.judgedUpdatedAt?.postgresText,
-                              state.judgedRulesVersion, evaluation.nextScheduledCheck?.postgresText, runID],
-                        purpose: "naive: state")
+                        """, purpose: "naive: state")
                     if let notification = evaluation.notification {
                         batchID = try conn.query(
-                            "INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id", [runID],
-                            purpose: "naive: batch").singleRow().int64(0)
+                            "INSERT INTO notification_batches (run_id) VALUES (\(runID)) RETURNING batch_id",
+                            purpose: "naive: batch").singleRow().int64("batch_id")
                         try conn.execute(
                             """
                             INSERT INTO notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
-                            VALUES ($1, $2, $3, $4, $5, $6)
-                            """, [notification.id, userID, runID, asOf.postgresText, notification.jsonString, batchID],
-                            purpose: "naive: outbox")
+                            VALUES (\(bind: notification.id), \(userID), \(runID), \(asOf), \(bind: notification.jsonString),
+                                    \(batchID))
+                            """, purpose: "naive: outbox")
                     }
                 }
                 if let batchID, let line = evaluation.notification?.jsonString {

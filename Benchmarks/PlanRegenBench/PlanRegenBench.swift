@@ -155,7 +155,7 @@ struct PlanRegenBench: ParsableCommand {
                 try database.pretendOlderRulesVersion()
                 log("\(users) users: rules-change run \(attempt)/\(repeats), no flags")
                 rulesRuns += try job.run([runArgs(Self.t0.adding(seconds: day * 86_400))])
-                lastRulesRun = try database.count("SELECT max(run_id)::int FROM plan_runs")
+                lastRulesRun = try database.count("SELECT max(run_id)::int AS n FROM plan_runs")
             }
             let floor = try Floor.measure(database: database, outputs: Self.outputs(ofRun: lastRulesRun),
                                           inputs: [input, "SELECT * FROM plan_state"], folder: scratch,
@@ -170,7 +170,7 @@ struct PlanRegenBench: ParsableCommand {
         let changed = try database.changeWeights(at: night.adding(seconds: -23 * 3600))
         log("\(users) users: nightly run, \(changed) changed")
         let nightly = try job.run([runArgs(night)])
-        let due = try database.count("SELECT due FROM plan_runs ORDER BY run_id DESC LIMIT 1")
+        let due = try database.count("SELECT due AS n FROM plan_runs ORDER BY run_id DESC LIMIT 1")
         report.add(Report.Row(scenario: "nightly run (\(due) due, ≈3%)", users: users, config: defaults,
                               runs: nightly, floor: nil))
 
@@ -224,7 +224,7 @@ struct PlanRegenBench: ParsableCommand {
             log("\(users) users: nightly run\(delayLabel), \(changed) changed")
             let before = proxy.cpuSeconds()
             let nightly = try job.run([runArgs(nextNight, [], url)])
-            let due = try database.count("SELECT due FROM plan_runs ORDER BY run_id DESC LIMIT 1")
+            let due = try database.count("SELECT due AS n FROM plan_runs ORDER BY run_id DESC LIMIT 1")
             report.add(Report.Row(scenario: "nightly run (\(due) due)\(delayLabel)", users: users, config: "no flags",
                                   runs: nightly, floor: nil, proxyCPUSeconds: proxy.cpuSeconds() - before))
             try measureIdleRuns(users: users, after: nextNight, url: url, label: delayLabel, job: job,
@@ -262,8 +262,8 @@ struct PlanRegenBench: ParsableCommand {
     }
 
     private func serverVersion() throws -> String {
-        try PostgresConnection.connectFromEnvironment().query("SHOW server_version", purpose: "reading the version")
-            .singleRow().string(0).split(separator: " ").first.map { "PostgreSQL \($0)" } ?? "PostgreSQL"
+        try PostgresConnection.connectFromEnvironment().query("SELECT current_setting('server_version') AS version", purpose: "reading the version")
+            .singleRow().string("version").split(separator: " ").first.map { "PostgreSQL \($0)" } ?? "PostgreSQL"
     }
 }
 

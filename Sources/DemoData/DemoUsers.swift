@@ -31,9 +31,9 @@ public enum DemoUsers {
     /// of a production table): `seed-demo` refuses a table that already has users.
     public static func existingUsers(in connection: PostgresConnection, upTo limit: Int = 1000) throws -> Int {
         try connection.query(
-            "SELECT count(*) FROM (SELECT FROM user_settings LIMIT $1) AS existing", [limit],
+            "SELECT count(*) FROM (SELECT FROM user_settings LIMIT \(limit)) AS existing",
             purpose: "looking for rows in user_settings"
-        ).singleRow().int(0)
+        ).singleRow().int("count")
     }
 
     /// Inserts `count` users with ids `firstUserID…`, last written between 1 and 30 days
@@ -56,20 +56,18 @@ public enum DemoUsers {
                    (ARRAY['lose_weight', 'lose_weight', 'gain_muscle', 'maintain_weight',
                           'improve_health'])[1 + abs(hashint8(g * 31 + 6)) % 5],
                    CASE WHEN g % 3 = 0 THEN NULL
-                        ELSE ($3::timestamptz)::date + (abs(hashint8(g * 31 + 7)) % 400)::int - 30 END,
+                        ELSE (\(writtenBefore)::timestamptz)::date + (abs(hashint8(g * 31 + 7)) % 400)::int - 30 END,
                    (ARRAY['sedentary', 'lightly_active', 'moderately_active', 'very_active',
                           'extremely_active'])[1 + abs(hashint8(g * 31 + 8)) % 5],
                    CASE WHEN g % 4 = 0 THEN ARRAY['vegetarian', 'gluten-free'] ELSE ARRAY[]::text[] END,
                    CASE WHEN g % 6 = 0 THEN ARRAY['peanuts'] ELSE NULL END,
                    1 + abs(hashint8(g * 31 + 9)) % 6,
                    CASE WHEN g % 89 = 7 THEN 'Mars/Olympus_Mons'
-                        ELSE ($4::text[])[1 + abs(hashint8(g * 31 + 10)) % cardinality($4::text[])] END,
+                        ELSE (\(zones)::text[])[1 + abs(hashint8(g * 31 + 10)) % cardinality(\(zones)::text[])] END,
                    g % 41 <> 5,
-                   $3::timestamptz - make_interval(secs => 86400 + abs(hashint8(g * 31 + 11)) % (29 * 86400))
-            FROM generate_series($1::bigint, $1::bigint + $2 - 1) AS g
-            """,
-            [firstUserID, count, writtenBefore.postgresText, zones],
-            purpose: "inserting \(count) demo users")
+                   \(writtenBefore)::timestamptz - make_interval(secs => 86400 + abs(hashint8(g * 31 + 11)) % (29 * 86400))
+            FROM generate_series(\(firstUserID)::bigint, \(firstUserID)::bigint + \(count) - 1) AS g
+            """, purpose: "inserting \(count) demo users")
         try setPresentation(firstUserID: firstUserID, count: count, into: connection)
     }
 
@@ -82,7 +80,7 @@ public enum DemoUsers {
             """
             SELECT count(*) FROM pg_attribute WHERE attrelid = 'user_settings'::regclass
               AND attname IN ('locale', 'unit_system') AND NOT attisdropped
-            """, purpose: "looking for the locale and unit_system columns").singleRow().int(0)
+            """, purpose: "looking for the locale and unit_system columns").singleRow().int("count")
         guard columns == 2 else { return }
         try connection.execute(
             """
@@ -90,8 +88,7 @@ public enum DemoUsers {
                 locale = (ARRAY['de-DE', 'es-ES', 'fr-FR', 'en-US', 'de_at', 'en-GB'])[1 + user_id % 12],
                 unit_system = CASE WHEN user_id % 211 = 7 THEN 'stones'
                                    ELSE (ARRAY[NULL, 'metric', 'imperial', 'Imperial'])[1 + (user_id / 12) % 4] END
-            WHERE user_id BETWEEN $1 AND $1 + $2 - 1 AND user_id % 12 < 6
-            """,
-            [firstUserID, count], purpose: "giving demo users locales and unit systems")
+            WHERE user_id BETWEEN \(firstUserID)::bigint AND \(firstUserID)::bigint + \(count) - 1 AND user_id % 12 < 6
+            """, purpose: "giving demo users locales and unit systems")
     }
 }

@@ -172,8 +172,8 @@ extension PlanStore {
         }
         guard !batch.outbox.isEmpty else { return nil }
         let batchID = try conn.query(
-            "INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id", [runID],
-            purpose: "opening a notification batch").singleRow().int64(0)
+            "INSERT INTO notification_batches (run_id) VALUES (\(runID)) RETURNING batch_id",
+            purpose: "opening a notification batch").singleRow().int64("batch_id")
         try conn.copyIn(
             """
             COPY notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
@@ -224,10 +224,6 @@ extension PlanStore {
         }
     }
 
-    /// Replaces the `plan_state` rows of users the job knew: one `INSERT … SELECT FROM
-    /// unnest(…) ON CONFLICT DO UPDATE` with a column array per field. No staging table:
-    /// a temporary table is session state a pooler does not keep, DDL in every batch, and
-    /// a privilege (TEMP) the job's role need not have.
     /// A batch with at most this many rows (a `--user` rerun, the last users of a run) is
     /// written by statements sent in one round trip; a larger one by COPY, which costs two
     /// round trips a table but far less work per row.
@@ -236,61 +232,61 @@ extension PlanStore {
     /// `write` for a small batch: every row in one round trip. Returns the notification
     /// batch id, as `write` does.
     private func writePipelined(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws -> Int64? {
-        let generated = generatedAt.postgresText
-        var statements = batch.history.map { h in
-            PostgresStatement(
-                """
-                INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
-                                          previous, diff, rules_version)
-                VALUES ($1, $2::date, $3, $4::timestamptz, $5, $6::text[], $7::jsonb, $8::jsonb, $9::jsonb, $10)
-                """,
-                [h.userID, h.planDate, h.seq, generated, runID, PostgresTextArray.encode(h.reasons),
-                 String(decoding: h.snapshotJSON, as: UTF8.self), h.previousJSON.map { String(decoding: $0, as: UTF8.self) },
-                 String(decoding: h.diffJSON, as: UTF8.self), h.rulesVersion],
-                purpose: "writing the plan_history row of user \(h.userID)")
+        func text(_ json: [UInt8]?) -> String? { json.map { String(decoding: $0, as: UTF8.self) } }
+        var statements: [(query: SQLQuery, purpose: String)] = batch.history.map { h in
+            ("""
+             INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
+                                       previous, diff, rules_version)
+             VALUES (\(h.userID), \(h.planDate)::date, \(h.seq), \(generatedAt)::timestamptz, \(runID),
+                     \(h.reasons)::text[], \(bind: text(h.snapshotJSON))::jsonb, \(bind: text(h.previousJSON))::jsonb,
+                     \(bind: text(h.diffJSON))::jsonb, \(bind: h.rulesVersion))
+             """, "writing the plan_history row of user \(h.userID)")
         }
         if !batch.states.isEmpty { statements.append(stateUpsert(batch.states, runID: runID)) }
         statements += batch.rejections.map { r in
-            PostgresStatement(
-                """
-                INSERT INTO plan_rejections (user_id, run_id, field, message, row_updated_at, rules_version)
-                VALUES ($1, $2, $3, $4, $5::timestamptz, $6)
-                """, [r.userID, runID, r.field, r.message, r.rowUpdatedAt?.postgresText, rulesVersion],
-                purpose: "writing a plan_rejections row of user \(r.userID)")
+            ("""
+             INSERT INTO plan_rejections (user_id, run_id, field, message, row_updated_at, rules_version)
+             VALUES (\(r.userID), \(runID), \(bind: r.field), \(bind: r.message), \(r.rowUpdatedAt)::timestamptz,
+                     \(bind: rulesVersion))
+             """, "writing a plan_rejections row of user \(r.userID)")
         }
         if !batch.outbox.isEmpty {
-            statements.append(PostgresStatement(
-                """
-                WITH batch AS (INSERT INTO notification_batches (run_id) VALUES ($1) RETURNING batch_id),
+            statements.append(("""
+                WITH batch AS (INSERT INTO notification_batches (run_id) VALUES (\(runID)) RETURNING batch_id),
                      lines AS (
                         INSERT INTO notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
-                        SELECT o.id, o.user_id, $1, o.created_at, o.payload, batch.batch_id
-                        FROM unnest($2::text[], $3::bigint[], $4::timestamptz[], $5::text[])
-                             AS o(id, user_id, created_at, payload), batch)
+                        SELECT o.id, o.user_id, \(runID), o.created_at, o.payload, batch.batch_id
+                        FROM unnest(\(batch.outbox.map(\.notificationID))::text[], \(batch.outbox.map(\.userID))::bigint[],
+                                    \(batch.outbox.map(\.createdAt.postgresText))::timestamptz[],
+                                    \(batch.outbox.map(\.payload))::text[]) AS o(id, user_id, created_at, payload), batch)
                 SELECT batch_id FROM batch
-                """,
-                [runID, batch.outbox.map(\.notificationID), batch.outbox.map(\.userID),
-                 batch.outbox.map(\.createdAt.postgresText), batch.outbox.map(\.payload)],
-                purpose: "writing \(batch.outbox.count) notifications to the outbox"))
+                """, "writing \(batch.outbox.count) notifications to the outbox"))
         }
         let results = try connection.pipelined(statements)
-        return batch.outbox.isEmpty ? nil : try results.last!.singleRow().int64(0)
+        return batch.outbox.isEmpty ? nil : try results.last!.singleRow().int64("batch_id")
     }
 
     private func upsertChangedStates(_ states: [StateWrite], runID: Int64) throws {
         _ = try connection.pipelined([stateUpsert(states, runID: runID)])
     }
 
-    /// Inserts or updates `states` from arrays, one statement for any number of rows.
-    private func stateUpsert(_ states: [StateWrite], runID: Int64) -> PostgresStatement {
-        PostgresStatement(
-            """
+    /// Replaces (or inserts) the `plan_state` rows of `states`: one `INSERT … SELECT FROM
+    /// unnest(…) ON CONFLICT DO UPDATE` with a column array per field. No staging table:
+    /// a temporary table is session state a pooler does not keep, DDL in every batch, and
+    /// a privilege (TEMP) the job's role need not have.
+    private func stateUpsert(_ states: [StateWrite], runID: Int64) -> (query: SQLQuery, purpose: String) {
+        ("""
             INSERT INTO plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date,
                                     last_evaluated_date, seen_updated_at, judged_updated_at,
                                     judged_rules_version, next_check_at, updated_by_run)
-            SELECT u.*, $10::bigint
-            FROM unnest($1::bigint[], $2::date[], $3::text[], $4::int[], $5::date[], $6::timestamptz[],
-                        $7::timestamptz[], $8::text[], $9::timestamptz[]) AS u
+            SELECT u.*, \(runID)::bigint
+            FROM unnest(\(states.map(\.userID))::bigint[], \(states.map { $0.planDate?.postgresText })::date[],
+                        \(states.map(\.rulesVersion))::text[], \(states.map(\.historyRowsOnPlanDate))::int[],
+                        \(states.map { $0.lastEvaluatedDate?.postgresText })::date[],
+                        \(states.map { $0.seenUpdatedAt?.postgresText })::timestamptz[],
+                        \(states.map { $0.judgedUpdatedAt?.postgresText })::timestamptz[],
+                        \(states.map(\.judgedRulesVersion))::text[],
+                        \(states.map { $0.nextCheckAt?.postgresText })::timestamptz[]) AS u
             ON CONFLICT (user_id) DO UPDATE SET
                 plan_date = EXCLUDED.plan_date,
                 rules_version = EXCLUDED.rules_version,
@@ -300,11 +296,6 @@ extension PlanStore {
                 judged_updated_at = EXCLUDED.judged_updated_at,
                 judged_rules_version = EXCLUDED.judged_rules_version,
                 next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
-            """,
-            [states.map(\.userID), states.map { $0.planDate?.postgresText }, states.map(\.rulesVersion),
-             states.map(\.historyRowsOnPlanDate), states.map { $0.lastEvaluatedDate?.postgresText },
-             states.map { $0.seenUpdatedAt?.postgresText }, states.map { $0.judgedUpdatedAt?.postgresText },
-             states.map(\.judgedRulesVersion), states.map { $0.nextCheckAt?.postgresText }, runID],
-            purpose: "saving \(states.count) plan_state rows")
+            """, "saving \(states.count) plan_state rows")
     }
 }

@@ -6,7 +6,7 @@ extension PlanStore {
     /// every host share, against which a run's `--as-of` is checked before it writes.
     public func databaseNow() throws -> Instant {
         let row = try connection.query(
-            "SELECT \(microseconds("clock_timestamp()"))", purpose: "reading the database's clock").singleRow()
-        return Instant(microsecondsSinceEpoch: try row.int64(0))
+            "SELECT \(sql: microseconds("clock_timestamp()")) AS now", purpose: "reading the database's clock").singleRow()
+        return Instant(microsecondsSinceEpoch: try row.int64("now"))
     }
 }

@@ -23,23 +23,21 @@ extension PlanStore {
     public func oldestWatermark(of partitions: [Int]) throws -> Instant? {
         let result = try connection.query(
             """
-            SELECT CASE WHEN count(*) = cardinality($1::int[]) THEN \(microseconds("min(settings_watermark)")) END
-            FROM plan_watermarks WHERE partition = ANY($1::int[])
-            """,
-            [partitions], purpose: "reading change watermarks")
-        return try result.singleRow().optionalInt64(0).map(Instant.init(microsecondsSinceEpoch:))
+            SELECT CASE WHEN count(*) = cardinality(\(partitions)::int[])
+                   THEN \(sql: microseconds("min(settings_watermark)")) END AS oldest
+            FROM plan_watermarks WHERE partition = ANY(\(partitions)::int[])
+            """, purpose: "reading change watermarks")
+        return try result.singleRow().optionalInt64("oldest").map(Instant.init(microsecondsSinceEpoch:))
     }
 
     public func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {
         try connection.execute(
             """
             INSERT INTO plan_watermarks (partition, settings_watermark)
-            SELECT p, $2::timestamptz FROM unnest($1::int[]) AS p
+            SELECT p, \(watermark)::timestamptz FROM unnest(\(partitions)::int[]) AS p
             ON CONFLICT (partition) DO UPDATE
                SET settings_watermark = greatest(plan_watermarks.settings_watermark, EXCLUDED.settings_watermark)
-            """,
-            [partitions, watermark.postgresText],
-            purpose: "advancing change watermarks")
+            """, purpose: "advancing change watermarks")
     }
 
     /// The candidate users of `partitions` at `asOf`, ascending.
@@ -67,8 +65,8 @@ extension PlanStore {
                 // them, instead of doubling the array (twice the memory for a moment) as
                 // ten million ids arrive.
                 let estimate = try connection.query(
-                    "SELECT greatest(reltuples, 0)::int8 FROM pg_class WHERE oid = to_regclass('user_settings')",
-                    purpose: "estimating the users").first.map { try $0.int64(0) } ?? 0
+                    "SELECT greatest(reltuples, 0)::int8 AS users FROM pg_class WHERE oid = to_regclass('user_settings')",
+                    purpose: "estimating the users").first.map { try $0.int64("users") } ?? 0
                 ids.reserveCapacity(Int(estimate) * partitions.count / UserPartitions.count * 102 / 100)
             }
             try connection.forEachRow(
@@ -76,26 +74,26 @@ extension PlanStore {
                 WITH changed AS MATERIALIZED (
                     SELECT s.user_id, s.updated_at
                     FROM user_settings s LEFT JOIN plan_state p ON p.user_id = s.user_id
-                    WHERE ($1::timestamptz IS NULL OR s.updated_at >= $1 OR s.updated_at IS NULL)
+                    WHERE (\(changedSince)::timestamptz IS NULL OR s.updated_at >= \(changedSince)::timestamptz
+                           OR s.updated_at IS NULL)
                       AND (p.user_id IS NULL OR s.updated_at IS DISTINCT FROM p.seen_updated_at)
-                      AND \(part("s.user_id")) = ANY($2::int[])
+                      AND \(sql: part("s.user_id")) = ANY(\(partitions)::int[])
                 )
-                SELECT user_id, NULL::int8 FROM changed
+                SELECT user_id, NULL::int8 AS newest_updated_at FROM changed
                 UNION ALL
                 SELECT user_id, NULL FROM plan_state
-                WHERE \(Self.stateIsDue(asOf: "$3", rulesVersion: "$4"))
-                  AND \(part("user_id")) = ANY($2::int[])
+                WHERE \(sql: Self.stateIsDue(asOf: asOf, rulesVersion: rulesVersion))
+                  AND \(sql: part("user_id")) = ANY(\(partitions)::int[])
                 UNION ALL
-                SELECT NULL, \(microseconds("max(updated_at)"))
-                FROM changed WHERE updated_at <= $3 AND isfinite(updated_at)
+                SELECT NULL, \(sql: microseconds("max(updated_at)"))
+                FROM changed WHERE updated_at <= \(asOf)::timestamptz AND isfinite(updated_at)
                 """,
-                [changedSince?.postgresText, partitions, asOf.postgresText, rulesVersion],
                 purpose: "selecting due users"
             ) { row in
-                if try row.isNull(0) {
-                    newest = try row.optionalInt64(1).map { Instant(microsecondsSinceEpoch: $0) }
+                if try row.isNull("user_id") {
+                    newest = try row.optionalInt64("newest_updated_at").map { Instant(microsecondsSinceEpoch: $0) }
                 } else {
-                    ids.append(try row.int64(0))
+                    ids.append(try row.int64("user_id"))
                 }
                 return .continue
             }

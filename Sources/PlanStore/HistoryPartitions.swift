@@ -7,14 +7,14 @@ import Postgres
 extension PlanStore {
     /// The months (year × 12 + month) of the existing partitions, named as
     /// `plan_history_partition_for` names them (`plan_history_YYYY_MM`).
-    static var historyPartitionsQuery: PostgresStatement {
-        PostgresStatement(
-        """
-        SELECT substring(c.relname from '^plan_history_(\\d{4})_\\d{2}$')::int * 12
-               + substring(c.relname from '^plan_history_\\d{4}_(\\d{2})$')::int
-        FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = to_regclass('plan_history') AND c.relname ~ '^plan_history_\\d{4}_\\d{2}$'
-        """, purpose: "listing the plan_history partitions") }
+    static var historyPartitionsQuery: (query: SQLQuery, purpose: String) {
+        ("""
+         SELECT substring(c.relname from '^plan_history_(\\d{4})_\\d{2}$')::int * 12
+                + substring(c.relname from '^plan_history_\\d{4}_(\\d{2})$')::int AS month
+         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+         WHERE i.inhparent = to_regclass('plan_history') AND c.relname ~ '^plan_history_\\d{4}_\\d{2}$'
+         """, "listing the plan_history partitions")
+    }
 
     /// The months of `dates` whose partition this store has not made sure of yet, as the
     /// first day of each month.
@@ -37,7 +37,7 @@ extension PlanStore {
         for month in missingHistoryPartitions(for: dates) {
             let (year, monthNumber, _) = month.components
             try connection.execute(
-                "SELECT plan_history_partition_for($1::date)", [month],
+                "SELECT plan_history_partition_for(\(month)::date)",
                 purpose: "creating the plan_history partition of \(year)-\(monthNumber)")
             historyPartitionMonths.insert(year * 12 + monthNumber)
         }

@@ -50,33 +50,33 @@ extension PlanStore {
     public func forEachHistoryRecord(in range: HistoryRange, _ body: (HistoryRecord) throws -> Void) throws {
         try connection.forEachRow(
             """
-            SELECT h.user_id, h.plan_date::text, h.seq, \(microseconds("h.generated_at")), h.run_id,
-                   h.reasons, h.rules_version, f.calories, f.protein_g, f.fat_g, f.carbs_g, f.water_ml,
-                   f.bmr, f.tdee, f.phase, h.snapshot->'inputs'->>'weight_kg_reported',
+            SELECT h.user_id, h.plan_date::text, h.seq, \(sql: microseconds("h.generated_at")) AS generated_at,
+                   h.run_id, h.reasons, h.rules_version, f.calories, f.protein_g, f.fat_g, f.carbs_g, f.water_ml,
+                   f.bmr, f.tdee, f.phase, h.snapshot->'inputs'->>'weight_kg_reported' AS weight_kg_reported,
                    h.snapshot::text, h.diff::text
             FROM plan_history h CROSS JOIN LATERAL plan_snapshot_fields(h.snapshot) f
-            WHERE ($1::bigint IS NULL OR h.user_id = $1)
-              AND ($2::date IS NULL OR h.plan_date >= $2)
-              AND ($3::date IS NULL OR h.plan_date <= $3)
+            WHERE (\(range.userID)::bigint IS NULL OR h.user_id = \(range.userID)::bigint)
+              AND (\(range.from)::date IS NULL OR h.plan_date >= \(range.from)::date)
+              AND (\(range.to)::date IS NULL OR h.plan_date <= \(range.to)::date)
             ORDER BY h.plan_date DESC, h.user_id, h.seq DESC
-            LIMIT $4
+            LIMIT \(range.limit)
             """,
-            [range.userID, range.from?.description, range.to?.description, range.limit],
             purpose: "reading plan history"
         ) { row in
-            let userID = try row.int64(0)
-            let dateText = try row.string(1)
+            let userID = try row.int64("user_id")
+            let dateText = try row.string("plan_date")
             guard let planDate = LocalDate(iso8601: dateText) else {
                 throw StoreError.corruptState(userID: userID, detail: "plan_history.plan_date '\(dateText)'")
             }
             try body(HistoryRecord(
-                userID: userID, planDate: planDate, seq: try row.int(2),
-                generatedAt: Instant(microsecondsSinceEpoch: try row.int64(3)), runID: try row.int64(4),
-                reasons: try row.stringArray(5).compactMap { $0 }, rulesVersion: try row.string(6),
-                calories: try row.int(7), proteinG: try row.int(8), fatG: try row.int(9),
-                carbsG: try row.int(10), waterMl: try row.int(11), bmr: try row.int(12), tdee: try row.int(13),
-                phase: try row.string(14), weightKgReported: try row.string(15),
-                snapshotJSON: try row.string(16), diffJSON: try row.string(17)))
+                userID: userID, planDate: planDate, seq: try row.int("seq"),
+                generatedAt: Instant(microsecondsSinceEpoch: try row.int64("generated_at")), runID: try row.int64("run_id"),
+                reasons: try row.stringArray("reasons").compactMap { $0 }, rulesVersion: try row.string("rules_version"),
+                calories: try row.int("calories"), proteinG: try row.int("protein_g"), fatG: try row.int("fat_g"),
+                carbsG: try row.int("carbs_g"), waterMl: try row.int("water_ml"), bmr: try row.int("bmr"),
+                tdee: try row.int("tdee"), phase: try row.string("phase"),
+                weightKgReported: try row.string("weight_kg_reported"),
+                snapshotJSON: try row.string("snapshot"), diffJSON: try row.string("diff")))
             return .continue
         }
     }

@@ -55,15 +55,14 @@ public struct RecordedRun: Sendable, Equatable {
 }
 
 extension PlanStore {
-    /// `plan_state` rows due at the instant bound to `asOf`, for the rules version bound to
-    /// `rulesVersion` (placeholders such as `$3`): both ranges of the
+    /// `plan_state` rows due at `asOf` for `rulesVersion`: both ranges of the
     /// `plan_state(rules_version, next_check_at)` index. The run's candidate selection and
     /// the due backlog share it, so `status` counts exactly the users a run would pick.
-    static func stateIsDue(asOf: String, rulesVersion: String) -> String {
+    static func stateIsDue(asOf: Instant, rulesVersion: String) -> SQLQuery {
         """
-        (rules_version = \(rulesVersion) AND next_check_at <= \(asOf) \
-        OR rules_version IS NULL AND next_check_at <= \(asOf) \
-        OR rules_version < \(rulesVersion) OR rules_version > \(rulesVersion))
+        (rules_version = \(bind: rulesVersion) AND next_check_at <= \(asOf)::timestamptz \
+        OR rules_version IS NULL AND next_check_at <= \(asOf)::timestamptz \
+        OR rules_version < \(bind: rulesVersion) OR rules_version > \(bind: rulesVersion))
         """
     }
 
@@ -71,17 +70,16 @@ extension PlanStore {
     /// `overdueAfterSeconds`, and when the longest-waiting one became due.
     public func dueBacklog(asOf: Instant, overdueAfterSeconds: Int64, partitions: [Int]? = nil) throws
         -> DueBacklog {
+        let overdueAt = asOf.adding(seconds: -overdueAfterSeconds)
         let row = try connection.query(
             """
             SELECT count(*) AS due,
-                   count(*) FILTER (WHERE next_check_at <= $3::timestamptz) AS overdue,
-                   \(microseconds("min(next_check_at) FILTER (WHERE next_check_at <= $1::timestamptz)")) AS oldest
+                   count(*) FILTER (WHERE next_check_at <= \(overdueAt)::timestamptz) AS overdue,
+                   \(sql: microseconds("min(next_check_at) FILTER (WHERE next_check_at <= \(asOf)::timestamptz)")) AS oldest
             FROM plan_state
-            WHERE \(Self.stateIsDue(asOf: "$1::timestamptz", rulesVersion: "$2"))
-              AND ($4::int[] IS NULL OR \(UserPartitions.sql("user_id")) = ANY($4::int[]))
-            """,
-            [asOf.postgresText, rulesVersion, asOf.adding(seconds: -overdueAfterSeconds).postgresText, partitions],
-            purpose: "counting the users due").singleRow()
+            WHERE \(sql: Self.stateIsDue(asOf: asOf, rulesVersion: rulesVersion))
+              AND (\(partitions)::int[] IS NULL OR \(sql: UserPartitions.sql("user_id")) = ANY(\(partitions)::int[]))
+            """, purpose: "counting the users due").singleRow()
         return DueBacklog(
             due: try row.int("due"), overdue: try row.int("overdue"),
             oldestDueAt: try row.optionalInt64("oldest").map(Instant.init(microsecondsSinceEpoch:)))
@@ -91,13 +89,13 @@ extension PlanStore {
     public func recentRuns(limit: Int) throws -> [RecordedRun] {
         try connection.query(
             """
-            SELECT run_id, status, \(microseconds("as_of")) AS as_of, \(microseconds("started_at")) AS started_at,
-                   \(microseconds("finished_at")) AS finished_at, duration_ms, shard,
+            SELECT run_id, status, \(sql: microseconds("as_of")) AS as_of, \(sql: microseconds("started_at")) AS started_at,
+                   \(sql: microseconds("finished_at")) AS finished_at, duration_ms, shard,
                    cardinality(requested_users) AS requested_users, due, created, changed, unchanged,
                    skipped_incomplete, rejected, notifications, unknown_users, partitions_held_by_others,
                    host, binary_version, rules_version, tzdata_version, error
-            FROM plan_runs ORDER BY run_id DESC LIMIT $1
-            """, [limit], purpose: "reading the latest runs"
+            FROM plan_runs ORDER BY run_id DESC LIMIT \(limit)
+            """, purpose: "reading the latest runs"
         ).map { row in
             var counts = RunCounts()
             counts.due = try row.int("due")
@@ -127,10 +125,10 @@ extension PlanStore {
     public func lastSuccessfulRunEnd() throws -> Instant? {
         try connection.query(
             """
-            SELECT \(microseconds("max(finished_at)"))
+            SELECT \(sql: microseconds("max(finished_at)")) AS finished_at
             FROM plan_runs WHERE status IN ('succeeded', 'held_by_others')
             """, purpose: "reading the end of the last successful run"
-        ).singleRow().optionalInt64(0).map(Instant.init(microsecondsSinceEpoch:))
+        ).singleRow().optionalInt64("finished_at").map(Instant.init(microsecondsSinceEpoch:))
     }
 
     /// Rejection rows per settings field recorded by the runs started at or after `since`
@@ -141,11 +139,11 @@ extension PlanStore {
         for row in try connection.query(
             """
             SELECT field, count(*) AS rows FROM plan_rejections
-            WHERE run_id >= (SELECT min(run_id) FROM plan_runs WHERE started_at >= $1::timestamptz)
-              AND ($2::timestamptz IS NULL
-                   OR run_id <= (SELECT max(run_id) FROM plan_runs WHERE started_at < $2::timestamptz))
+            WHERE run_id >= (SELECT min(run_id) FROM plan_runs WHERE started_at >= \(since)::timestamptz)
+              AND (\(before)::timestamptz IS NULL
+                   OR run_id <= (SELECT max(run_id) FROM plan_runs WHERE started_at < \(before)::timestamptz))
             GROUP BY field
-            """, [since.postgresText, before?.postgresText], purpose: "counting recent rejections") {
+            """, purpose: "counting recent rejections") {
             byField[try row.string("field")] = try row.int("rows")
         }
         return byField

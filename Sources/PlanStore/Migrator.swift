@@ -40,7 +40,7 @@ public struct Migrator {
             longWait.set("lock_timeout", lockWait)
             try conn.setLocal(longWait, purpose: "allowing a long wait for the migration lock")
             try conn.execute(
-                "SELECT pg_advisory_xact_lock($1, $2)", [Self.lockKey.0, Self.lockKey.1],
+                "SELECT pg_advisory_xact_lock(\(Self.lockKey.0), \(Self.lockKey.1))",
                 purpose: "waiting for the migration lock (another plan-regen migrate is running)")
             // The migration's own statements keep the connection's lock timeout.
             try conn.setLocal(conn.transactionSettings, purpose: "setting the migration's timeouts")
@@ -62,8 +62,7 @@ public struct Migrator {
                 }
                 try conn.executeScript(migration.sql, purpose: "applying migration \(migration.name)")
                 try conn.execute(
-                    "INSERT INTO plan_regen_migrations (name, checksum) VALUES ($1, $2)",
-                    [migration.name, migration.checksum],
+                    "INSERT INTO plan_regen_migrations (name, checksum) VALUES (\(bind: migration.name), \(bind: migration.checksum))",
                     purpose: "recording migration \(migration.name)")
                 return migration.name
             }
@@ -94,21 +93,21 @@ public struct Migrator {
     private func appliedChecksums() throws -> [String: String] {
         let result: PostgresResult
         do {
-            result = try connection.pipelined([Self.appliedMigrationsQuery])[0]
-        } catch let error as PostgresError where error.sqlState == "42P01" {
+            result = try connection.query(Self.appliedMigrationsQuery.query, purpose: Self.appliedMigrationsQuery.purpose)
+        } catch let error as PostgresError where error.sqlState == .undefinedTable {
             return [:]  // undefined_table: nothing applied yet (one round trip instead of a lookup first)
         }
         return try Self.appliedChecksums(from: result)
     }
 
-    static var appliedMigrationsQuery: PostgresStatement {
-        PostgresStatement(
-        "SELECT name, checksum FROM plan_regen_migrations", purpose: "reading applied migrations") }
+    static var appliedMigrationsQuery: (query: SQLQuery, purpose: String) {
+        ("SELECT name, checksum FROM plan_regen_migrations", "reading applied migrations")
+    }
 
     static func appliedChecksums(from result: PostgresResult) throws -> [String: String] {
         var applied: [String: String] = [:]
         for row in result {
-            applied[try row.string(0)] = try row.string(1)
+            applied[try row.string("name")] = try row.string("checksum")
         }
         return applied
     }

@@ -20,20 +20,19 @@ extension PlanStore {
             """
             SELECT o.notification_id, o.payload
             FROM notification_batches b JOIN notification_outbox o ON o.batch_id = b.batch_id
-            WHERE b.emitted_at IS NULL AND \(UserPartitions.sql("o.user_id")) = ANY($1::int[])
-            ORDER BY b.batch_id, o.notification_id LIMIT $2
-            """,
-            [partitions, limit], purpose: "reading pending notifications")
+            WHERE b.emitted_at IS NULL AND \(sql: UserPartitions.sql("o.user_id")) = ANY(\(partitions)::int[])
+            ORDER BY b.batch_id, o.notification_id LIMIT \(limit)
+            """, purpose: "reading pending notifications")
         return try result.map {
-            PendingNotification(notificationID: try $0.string(0), payload: try $0.string(1))
+            PendingNotification(notificationID: try $0.string("notification_id"), payload: try $0.string("payload"))
         }
     }
 
     /// Marks every line of `batch` emitted, once they have been written and flushed.
     public func markEmitted(batch: Int64) throws {
         try connection.execute(
-            "UPDATE notification_batches SET emitted_at = clock_timestamp() WHERE batch_id = $1",
-            [batch], purpose: "marking notification batch \(batch) emitted")
+            "UPDATE notification_batches SET emitted_at = clock_timestamp() WHERE batch_id = \(batch)",
+            purpose: "marking notification batch \(batch) emitted")
     }
 
     /// Marks lines that an earlier run left pending emitted, once they have been written
@@ -47,20 +46,19 @@ extension PlanStore {
         try connection.execute(
             """
             WITH emitted AS (
-                INSERT INTO notification_batches (run_id, emitted_at) VALUES ($2, clock_timestamp())
+                INSERT INTO notification_batches (run_id, emitted_at) VALUES (\(runID), clock_timestamp())
                 RETURNING batch_id
             ), moved AS (
                 UPDATE notification_outbox o SET batch_id = emitted.batch_id FROM emitted
-                WHERE o.notification_id = ANY($1::text[])
+                WHERE o.notification_id = ANY(\(notificationIDs)::text[])
             ), old AS (
-                SELECT DISTINCT batch_id FROM notification_outbox WHERE notification_id = ANY($1::text[])
+                SELECT DISTINCT batch_id FROM notification_outbox WHERE notification_id = ANY(\(notificationIDs)::text[])
             )
             UPDATE notification_batches b SET emitted_at = clock_timestamp()
             FROM old
             WHERE b.batch_id = old.batch_id AND b.emitted_at IS NULL
               AND NOT EXISTS (SELECT 1 FROM notification_outbox o
-                              WHERE o.batch_id = b.batch_id AND o.notification_id <> ALL ($1::text[]))
-            """,
-            [notificationIDs, runID], purpose: "marking \(notificationIDs.count) pending notifications emitted")
+                              WHERE o.batch_id = b.batch_id AND o.notification_id <> ALL (\(notificationIDs)::text[]))
+            """, purpose: "marking \(notificationIDs.count) pending notifications emitted")
     }
 }

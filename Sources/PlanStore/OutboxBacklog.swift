@@ -19,12 +19,12 @@ extension PlanStore {
     public func outboxBacklog() throws -> OutboxBacklog {
         let row = try connection.query(
             """
-            SELECT count(*), \(microseconds("min(o.created_at)"))
+            SELECT count(*) AS pending, \(sql: microseconds("min(o.created_at)")) AS oldest_created_at
             FROM notification_batches b JOIN notification_outbox o ON o.batch_id = b.batch_id
             WHERE b.emitted_at IS NULL
             """, purpose: "counting pending notifications").singleRow()
         return OutboxBacklog(
-            pending: try row.int(0),
-            oldestCreatedAt: try row.optionalInt64(1).map(Instant.init(microsecondsSinceEpoch:)))
+            pending: try row.int("pending"),
+            oldestCreatedAt: try row.optionalInt64("oldest_created_at").map(Instant.init(microsecondsSinceEpoch:)))
     }
 }

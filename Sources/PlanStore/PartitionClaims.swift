@@ -36,22 +36,21 @@ extension PlanStore {
     public func partitionHolders(_ partitions: [Int], except runID: Int64) throws -> [PartitionHolder] {
         try connection.query(
             """
-            SELECT c.partition, c.run_id, \(microseconds("c.claimed_at")),
+            SELECT c.partition, c.run_id, \(sql: microseconds("c.claimed_at")) AS claimed_at,
                    r.host, r.pid, r.process_key,
-                   (extract(epoch FROM clock_timestamp() - c.claimed_at) * 1000)::int8,
-                   (extract(epoch FROM c.expires_at - clock_timestamp()) * 1000)::int8
+                   (extract(epoch FROM clock_timestamp() - c.claimed_at) * 1000)::int8 AS held_for_ms,
+                   (extract(epoch FROM c.expires_at - clock_timestamp()) * 1000)::int8 AS expires_in_ms
             FROM plan_partition_claims c LEFT JOIN plan_runs r ON r.run_id = c.run_id
-            WHERE c.partition = ANY($1::int[]) AND c.run_id <> $2 AND c.expires_at > clock_timestamp()
+            WHERE c.partition = ANY(\(partitions)::int[]) AND c.run_id <> \(runID) AND c.expires_at > clock_timestamp()
             ORDER BY c.partition
-            """,
-            [partitions, runID], purpose: "reading who holds the user partitions"
+            """, purpose: "reading who holds the user partitions"
         ).map { row in
             PartitionHolder(
-                partition: try row.int(0), runID: try row.int64(1),
-                claimedAt: Instant(microsecondsSinceEpoch: try row.int64(2)),
-                heldForMs: try row.int64(6), expiresInMs: try row.int64(7),
-                host: try row.optionalString(3), pid: try row.isNull(4) ? nil : row.int(4),
-                processKey: try row.optionalString(5))
+                partition: try row.int("partition"), runID: try row.int64("run_id"),
+                claimedAt: Instant(microsecondsSinceEpoch: try row.int64("claimed_at")),
+                heldForMs: try row.int64("held_for_ms"), expiresInMs: try row.int64("expires_in_ms"),
+                host: try row.optionalString("host"), pid: try row.optionalInt("pid"),
+                processKey: try row.optionalString("process_key"))
         }
     }
 
@@ -66,24 +65,22 @@ extension PlanStore {
             """
             WITH takeable AS (
                 SELECT partition, run_id AS previous_run FROM plan_partition_claims
-                WHERE partition = ANY($1::int[])
-                  AND (run_id IS NULL OR expires_at <= clock_timestamp() OR run_id = ANY($3::bigint[]))
+                WHERE partition = ANY(\(wanted)::int[])
+                  AND (run_id IS NULL OR expires_at <= clock_timestamp() OR run_id = ANY(\(deadRuns)::bigint[]))
                 ORDER BY partition
                 FOR UPDATE
             )
             UPDATE plan_partition_claims c
-            SET run_id = $2, claimed_at = clock_timestamp(),
-                expires_at = clock_timestamp() + $4::int8 * interval '1 millisecond'
+            SET run_id = \(runID), claimed_at = clock_timestamp(),
+                expires_at = clock_timestamp() + \(TransactionSettings.milliseconds(ttl))::int8 * interval '1 millisecond'
             FROM takeable t WHERE c.partition = t.partition
             RETURNING c.partition, t.previous_run
-            """,
-            [wanted, runID, deadRuns, TransactionSettings.milliseconds(ttl)],
-            purpose: "claiming user partitions")
+            """, purpose: "claiming user partitions")
         var claimed: [Int] = []
         var takenFrom = Set<Int64>()
         for row in rows {
-            claimed.append(try row.int(0))
-            if !(try row.isNull(1)) { takenFrom.insert(try row.int64(1)) }
+            claimed.append(try row.int("partition"))
+            if let previous = try row.optionalInt64("previous_run") { takenFrom.insert(previous) }
         }
         takenFrom.remove(runID)
         return (claimed.sorted(), takenFrom.sorted())
@@ -96,13 +93,12 @@ extension PlanStore {
         guard !partitions.isEmpty else { return }
         let renewed = try connection.query(
             """
-            UPDATE plan_partition_claims SET expires_at = clock_timestamp() + $3::int8 * interval '1 millisecond'
-            WHERE partition = ANY($1::int[]) AND run_id = $2
+            UPDATE plan_partition_claims
+            SET expires_at = clock_timestamp() + \(TransactionSettings.milliseconds(ttl))::int8 * interval '1 millisecond'
+            WHERE partition = ANY(\(partitions)::int[]) AND run_id = \(runID)
             RETURNING partition
-            """,
-            [partitions, runID, TransactionSettings.milliseconds(ttl)],
-            purpose: "renewing the claims of run \(runID)"
-        ).map { try $0.int(0) }
+            """, purpose: "renewing the claims of run \(runID)"
+        ).map { try $0.int("partition") }
         if renewed.count < partitions.count {
             throw StoreError.claimLost(runID: runID, partitions: partitions.filter { !renewed.contains($0) })
         }
@@ -113,9 +109,8 @@ extension PlanStore {
         try connection.execute(
             """
             UPDATE plan_partition_claims SET run_id = NULL, claimed_at = NULL, expires_at = NULL
-            WHERE run_id = $1
-            """,
-            [runID], purpose: "releasing the claims of run \(runID)")
+            WHERE run_id = \(runID)
+            """, purpose: "releasing the claims of run \(runID)")
     }
 
     /// The fence, first statement of every transaction that writes for `runID`: locks the
@@ -145,28 +140,26 @@ public enum PartitionGuard: Sendable {
     case claimedBy(runID: Int64, partitions: [Int])
     case exclusively(partitions: [Int])
 
-    func statement(_ connection: PostgresConnection) -> PostgresStatement {
+    func statement(_ connection: PostgresConnection) -> (query: SQLQuery, purpose: String) {
         precondition(connection.isInTransaction, "a partition guard lasts until the transaction ends")
         switch self {
         case .claimedBy(let runID, let partitions):
-            return PostgresStatement(
-                """
+            return ("""
                 SELECT partition FROM plan_partition_claims
-                WHERE partition = ANY($1::int[]) AND run_id = $2
+                WHERE partition = ANY(\(partitions)::int[]) AND run_id = \(runID)
                 ORDER BY partition
                 FOR KEY SHARE
-                """, [partitions, runID], purpose: "checking the claims of run \(runID)")
+                """, "checking the claims of run \(runID)")
         case .exclusively(let partitions):
-            return PostgresStatement(
-                "SELECT 1 FROM plan_partition_claims WHERE partition = ANY($1::int[]) ORDER BY partition FOR UPDATE",
-                [partitions], purpose: "waiting for the runs writing to the users' partitions")
+            return ("SELECT 1 FROM plan_partition_claims WHERE partition = ANY(\(partitions)::int[]) ORDER BY partition FOR UPDATE",
+                    "waiting for the runs writing to the users' partitions")
         }
     }
 
     /// Throws `StoreError.claimLost` when the fence found a claim of the run gone.
     func check(_ result: PostgresResult) throws {
         guard case .claimedBy(let runID, let partitions) = self else { return }
-        let held = try result.map { try $0.int(0) }
+        let held = try result.map { try $0.int("partition") }
         if held.count < partitions.count {
             throw StoreError.claimLost(runID: runID, partitions: partitions.filter { !held.contains($0) })
         }

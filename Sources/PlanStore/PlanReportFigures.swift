@@ -33,50 +33,52 @@ extension PlanStore {
     /// The figures of every user's plans dated `from` through `to` (inclusive).
     public func planReportFigures(from: LocalDate, to: LocalDate) throws -> PlanReportFigures {
         var figures = PlanReportFigures()
-        let range: [(any PostgresParameter)?] = [from.description, to.description]
+        let inRange: SQLQuery = "BETWEEN \(from)::date AND \(to)::date"
         try connection.forEachRow(
             """
-            SELECT h.plan_date::text, r.reason, count(*)
+            SELECT h.plan_date::text AS day, r.reason AS key, count(*)
             FROM plan_history h CROSS JOIN LATERAL unnest(h.reasons) AS r(reason)
-            WHERE h.plan_date BETWEEN $1::date AND $2::date
+            WHERE h.plan_date \(sql: inRange)
             GROUP BY 1, 2 ORDER BY 1, 2
-            """, range, purpose: "counting plans per day and reason for the report"
+            """, purpose: "counting plans per day and reason for the report"
         ) { row in
             figures.plansByReason.append(try dayCount(row))
             return .continue
         }
         try connection.forEachRow(
             """
-            SELECT plan_date::text, snapshot->'phase'->>'phase', count(*)
+            SELECT plan_date::text AS day, snapshot->'phase'->>'phase' AS key, count(*)
             FROM plan_history
-            WHERE plan_date BETWEEN $1::date AND $2::date AND diff @> '[{"path": "phase.phase"}]'
+            WHERE plan_date \(sql: inRange) AND diff @> '[{"path": "phase.phase"}]'
             GROUP BY 1, 2 ORDER BY 1, 2
-            """, range, purpose: "counting phase switches per day for the report"
+            """, purpose: "counting phase switches per day for the report"
         ) { row in
             figures.phaseSwitches.append(try dayCount(row))
             return .continue
         }
         try connection.forEachRow(
             """
-            SELECT split_part(notification_id, ':', 3), count(*)
+            SELECT split_part(notification_id, ':', 3) AS type, count(*)
             FROM notification_outbox
-            WHERE split_part(notification_id, ':', 2) BETWEEN $1 AND $2
+            WHERE split_part(notification_id, ':', 2) BETWEEN \(from) AND \(to)
             GROUP BY 1 ORDER BY 1
-            """, range, purpose: "counting notifications per type for the report"
+            """, purpose: "counting notifications per type for the report"
         ) { row in
-            figures.notificationsByType[try row.string(0)] = try row.int(1)
+            figures.notificationsByType[try row.string("type")] = try row.int("count")
             return .continue
         }
+        let width = PlanReportFigures.calorieBucketWidth
         try connection.forEachRow(
             """
-            SELECT floor(((d->>'after')::numeric - (d->>'before')::numeric) / $3::int)::bigint * $3::int, count(*)
+            SELECT floor(((d->>'after')::numeric - (d->>'before')::numeric) / \(width)::int)::bigint * \(width)::int
+                   AS bucket, count(*)
             FROM plan_history h CROSS JOIN LATERAL jsonb_array_elements(h.diff) AS d
-            WHERE h.plan_date BETWEEN $1::date AND $2::date AND h.diff @> '[{"path": "targets.calories"}]'
+            WHERE h.plan_date \(sql: inRange) AND h.diff @> '[{"path": "targets.calories"}]'
               AND d->>'path' = 'targets.calories'
             GROUP BY 1 ORDER BY 1
-            """, range + [PlanReportFigures.calorieBucketWidth], purpose: "bucketing calorie changes for the report"
+            """, purpose: "bucketing calorie changes for the report"
         ) { row in
-            figures.calorieChanges.append((bucket: try row.int(0), count: try row.int(1)))
+            figures.calorieChanges.append((bucket: try row.int("bucket"), count: try row.int("count")))
             return .continue
         }
         let midnight = { (date: LocalDate) in Instant(secondsSinceEpoch: Int64(date.daysSinceEpoch) * 86_400) }
@@ -86,9 +88,9 @@ extension PlanStore {
 }
 
 private func dayCount(_ row: PostgresRow) throws -> PlanReportFigures.DayCount {
-    let text = try row.string(0)
+    let text = try row.string("day")
     guard let day = LocalDate(iso8601: text) else {
         throw StoreError.corruptState(userID: 0, detail: "plan_history.plan_date '\(text)'")
     }
-    return PlanReportFigures.DayCount(day: day, key: try row.optionalString(1) ?? "none", count: try row.int(2))
+    return PlanReportFigures.DayCount(day: day, key: try row.optionalString("key") ?? "none", count: try row.int("count"))
 }

@@ -49,11 +49,10 @@ public final class PlanStore {
             results = try connection.pipelined(
                 (requireWritable ? [Self.writableCheck] : []) + [
                     Self.presentationColumnsQuery, Self.historyPartitionsQuery,
-                    PostgresStatement("SELECT \(microseconds("clock_timestamp()"))",
-                                      purpose: "reading the database's clock"),
+                    ("SELECT \(sql: microseconds("clock_timestamp()")) AS now", "reading the database's clock"),
                     Migrator.appliedMigrationsQuery,
                 ])
-        } catch let error as PostgresError where error.sqlState == "42P01" {
+        } catch let error as PostgresError where error.sqlState == .undefinedTable {
             if requireWritable { try requireWritableServer() }
             try Migrator(connection: connection).checkUpToDate()
             throw error
@@ -61,13 +60,13 @@ public final class PlanStore {
         var next = results.makeIterator()
         if requireWritable { try refuseReadOnly(next.next()!) }
         optionalSettingsColumns = try Self.presentationColumns(from: next.next()!)
-        historyPartitionMonths = Set(try next.next()!.map { try $0.int(0) })
-        openedAt = Instant(microsecondsSinceEpoch: try next.next()!.singleRow().int64(0))
+        historyPartitionMonths = Set(try next.next()!.map { try $0.int("month") })
+        openedAt = Instant(microsecondsSinceEpoch: try next.next()!.singleRow().int64("now"))
         try Migrator.checkUpToDate(applied: Migrator.appliedChecksums(from: next.next()!))
     }
 
     /// Wraps `connection` for a store whose database is already checked (a run's worker
-    /// connections): sets the settings every transaction gets, without a round trip.
+    /// connections, `migrate`): sets the settings every transaction gets, without a round trip.
     public init(connection: PostgresConnection, timeouts: Timeouts = Timeouts()) {
         self.connection = connection
         connection.transactionSettings = timeouts.transactionSettings
@@ -75,10 +74,10 @@ public final class PlanStore {
 
     /// Throws `StoreError.readOnlyServer` when this server cannot take writes: a hot
     /// standby (in recovery), or one whose transactions are read-only by default.
-    static var writableCheck: PostgresStatement {
-        PostgresStatement(
-        "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'",
-        purpose: "checking that the server accepts writes") }
+    static var writableCheck: (query: SQLQuery, purpose: String) {
+        ("SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') = 'on' AS read_only",
+         "checking that the server accepts writes")
+    }
 
     func requireWritableServer() throws {
         try refuseReadOnly(connection.pipelined([Self.writableCheck])[0])
@@ -86,36 +85,37 @@ public final class PlanStore {
 
     private func refuseReadOnly(_ result: PostgresResult) throws {
         let row = try result.singleRow()
-        let standby = try row.bool(0)
-        let readOnly = try row.bool(1)
+        let standby = try row.bool("standby")
+        let readOnly = try row.bool("read_only")
         if standby || readOnly {
             throw StoreError.readOnlyServer(host: connection.host, port: connection.port, standby: standby)
         }
     }
 
-    /// Server-side limits, in milliseconds. Ops tune them with `--statement-timeout` and
-    /// `--lock-timeout` (README, "Timeouts").
+    /// The server-side limits of every transaction of the job, defaults included: their one
+    /// home. Ops tune the first two with `--statement-timeout` and `--lock-timeout`
+    /// (README, "Timeouts"); `PostgresConnection.init` bounds connecting.
     public struct Timeouts: Sendable {
-        public var statementTimeoutMs: Int
-        public var lockTimeoutMs: Int
-        public var idleInTransactionTimeoutMs: Int
+        public var statement: Duration
+        public var lock: Duration
+        public var idleInTransaction: Duration
 
-        public init(statementTimeoutMs: Int = 300_000, lockTimeoutMs: Int = 30_000,
-                    idleInTransactionTimeoutMs: Int = 600_000) {
-            self.statementTimeoutMs = statementTimeoutMs
-            self.lockTimeoutMs = lockTimeoutMs
-            self.idleInTransactionTimeoutMs = idleInTransactionTimeoutMs
+        public init(statement: Duration = .seconds(300), lock: Duration = .seconds(30),
+                    idleInTransaction: Duration = .seconds(600)) {
+            self.statement = statement
+            self.lock = lock
+            self.idleInTransaction = idleInTransaction
         }
 
         /// What every transaction of the store sets: the timeouts, and UTC with ISO dates,
         /// which the store's SQL reads and writes (whatever the server's or role's defaults).
-        public var transactionSettings: TransactionSettings {
+        var transactionSettings: TransactionSettings {
             var settings = TransactionSettings()
             settings.set("TimeZone", "UTC")
             settings.set("DateStyle", "ISO, YMD")
-            settings.set("statement_timeout", .milliseconds(statementTimeoutMs))
-            settings.set("lock_timeout", .milliseconds(lockTimeoutMs))
-            settings.set("idle_in_transaction_session_timeout", .milliseconds(idleInTransactionTimeoutMs))
+            settings.set("statement_timeout", statement)
+            settings.set("lock_timeout", lock)
+            settings.set("idle_in_transaction_session_timeout", idleInTransaction)
             return settings
         }
     }

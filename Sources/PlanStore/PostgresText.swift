@@ -18,14 +18,14 @@ extension LocalDate: PostgresParameter {
     public var postgresText: String { description }
 }
 
-/// SQL that turns a `timestamptz` column into whole microseconds since the epoch
+/// SQL that turns a `timestamptz` expression into whole microseconds since the epoch
 /// (`int8`), keeping the infinities as the `Instant` sentinels: exact, and no parsing of
-/// DateStyle-dependent text. `column` is always a literal column name from this file.
-func microseconds(_ column: String) -> String {
+/// DateStyle-dependent text.
+func microseconds(_ column: SQLQuery) -> SQLQuery {
     """
-    CASE WHEN \(column) IS NULL THEN NULL \
-    WHEN \(column) = 'infinity' THEN 9223372036854775807 \
-    WHEN \(column) = '-infinity' THEN -9223372036854775808 \
-    ELSE (extract(epoch FROM \(column)) * 1000000)::int8 END
+    CASE WHEN \(sql: column) IS NULL THEN NULL \
+    WHEN \(sql: column) = 'infinity' THEN 9223372036854775807 \
+    WHEN \(sql: column) = '-infinity' THEN -9223372036854775808 \
+    ELSE (extract(epoch FROM \(sql: column)) * 1000000)::int8 END
     """
 }

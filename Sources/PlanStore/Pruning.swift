@@ -32,55 +32,52 @@ extension PlanStore {
     public func prune(before cutoff: Instant, batchSize: Int) throws -> PruneCounts {
         var counts = PruneCounts()
         counts.emittedNotifications = try deleteInBatches(
-            table: "notification_outbox", key: "notification_id", keyType: "text",
-            condition: """
-                t.batch_id IN (SELECT batch_id FROM notification_batches WHERE emitted_at < $2)
-                """, cutoff: cutoff, batchSize: batchSize)
+            table: "notification_outbox", key: "notification_id",
+            condition: "t.batch_id IN (SELECT batch_id FROM notification_batches WHERE emitted_at < \(cutoff))",
+            batchSize: batchSize)
         _ = try deleteInBatches(
-            table: "notification_batches", key: "batch_id", keyType: "bigint",
+            table: "notification_batches", key: "batch_id",
             condition: """
-                emitted_at < $2 AND NOT EXISTS (SELECT 1 FROM notification_outbox o WHERE o.batch_id = t.batch_id)
-                """, cutoff: cutoff, batchSize: batchSize)
+                emitted_at < \(cutoff) AND NOT EXISTS (SELECT 1 FROM notification_outbox o WHERE o.batch_id = t.batch_id)
+                """, batchSize: batchSize)
         counts.rejections = try deleteInBatches(
-            table: "plan_rejections", key: "id", keyType: "bigint",
-            condition: "recorded_at < $2", cutoff: cutoff, batchSize: batchSize)
+            table: "plan_rejections", key: "id", condition: "recorded_at < \(cutoff)", batchSize: batchSize)
         counts.runs = try deleteInBatches(
-            table: "plan_runs", key: "run_id", keyType: "bigint",
+            table: "plan_runs", key: "run_id",
             condition: """
-                started_at < $2
+                started_at < \(cutoff)
                 AND NOT EXISTS (SELECT 1 FROM plan_history h WHERE h.run_id = t.run_id)
                 AND NOT EXISTS (SELECT 1 FROM plan_rejections r WHERE r.run_id = t.run_id)
                 AND NOT EXISTS (SELECT 1 FROM notification_outbox o WHERE o.run_id = t.run_id)
                 AND NOT EXISTS (SELECT 1 FROM notification_batches b WHERE b.run_id = t.run_id)
                 """,
-            cutoff: cutoff, batchSize: batchSize)
+            batchSize: batchSize)
         return counts
     }
 
-    /// `table`, `key` and `condition` are constants of this file, never data; the cutoff
-    /// and the cursor are parameters.
-    private func deleteInBatches(table: String, key: String, keyType: String, condition: String,
-                                 cutoff: Instant, batchSize: Int) throws -> Int {
+    /// `table` and `key` are names of this file, never data. The cursor, the key of the last
+    /// row deleted, goes as text: `t.key > cursor` gives it the key's type.
+    private func deleteInBatches(table: String, key: String, condition: SQLQuery, batchSize: Int) throws -> Int {
         var deleted = 0
         var cursor: String? = nil
         while true {
             let row = try connection.query(
                 """
                 WITH batch AS (
-                    SELECT t.\(key) FROM \(table) t
-                    WHERE ($1::\(keyType) IS NULL OR t.\(key) > $1::\(keyType)) AND \(condition)
-                    ORDER BY t.\(key) LIMIT $3
+                    SELECT t.\(identifier: key) FROM \(identifier: table) t
+                    WHERE (\(bind: cursor)::text IS NULL OR t.\(identifier: key) > \(bind: cursor))
+                      AND \(sql: condition)
+                    ORDER BY t.\(identifier: key) LIMIT \(batchSize)
                 ), gone AS (
-                    DELETE FROM \(table) d USING batch WHERE d.\(key) = batch.\(key) RETURNING d.\(key)
+                    DELETE FROM \(identifier: table) d USING batch
+                    WHERE d.\(identifier: key) = batch.\(identifier: key) RETURNING d.\(identifier: key)
                 )
-                SELECT count(*), max(\(key))::text FROM gone
-                """,
-                [cursor, cutoff.postgresText, batchSize],
-                purpose: "pruning \(table)").singleRow()
-            let count = try row.int(0)
+                SELECT count(*) AS deleted, max(\(identifier: key))::text AS last_key FROM gone
+                """, purpose: "pruning \(table)").singleRow()
+            let count = try row.int("deleted")
             guard count > 0 else { return deleted }
             deleted += count
-            cursor = try row.optionalString(1)
+            cursor = try row.optionalString("last_key")
         }
     }
 }

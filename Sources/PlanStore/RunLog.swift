@@ -133,13 +133,12 @@ extension PlanStore {
             """
             INSERT INTO plan_runs (as_of, dry_run, requested_users, shard, binary_version,
                                    rules_version, tzdata_version, host, pid, process_key)
-            VALUES ($1, $2, $3::bigint[], $4, $5, $6, $7, $8, $9, $10) RETURNING run_id
-            """,
-            [record.asOf.postgresText, record.dryRun, record.requestedUsers,
-             record.shard, record.binaryVersion, record.rulesVersion, record.tzdataVersion,
-             record.host, record.pid, record.processKey],
-            purpose: "recording the start of the run")
-        return try result.singleRow().int64(0)
+            VALUES (\(record.asOf), \(record.dryRun), \(record.requestedUsers)::bigint[], \(bind: record.shard),
+                    \(bind: record.binaryVersion), \(bind: record.rulesVersion), \(bind: record.tzdataVersion),
+                    \(bind: record.host), \(record.pid), \(bind: record.processKey))
+            RETURNING run_id
+            """, purpose: "recording the start of the run")
+        return try result.singleRow().int64("run_id")
     }
 
     /// Closes the `plan_runs` row with its status, the counts and the error (if any).
@@ -147,24 +146,22 @@ extension PlanStore {
                           durationMs: Int64, error: String?) throws {
         try connection.execute(
             """
-            UPDATE plan_runs SET finished_at = clock_timestamp(), status = $2, due = $3, created = $4,
-                   changed = $5, unchanged = $6, skipped_incomplete = $7, rejected = $8,
-                   notifications = $9, unknown_users = $10, duration_ms = $11, error = $12,
-                   partitions_held_by_others = $13
-            WHERE run_id = $1
-            """,
-            [runID, status.rawValue, counts.due, counts.created, counts.changed,
-             counts.unchanged, counts.skippedIncomplete, counts.rejected, counts.notifications,
-             counts.unknownUsers, durationMs, error, partitionsHeldByOthers],
-            purpose: "recording the end of run \(runID)")
+            UPDATE plan_runs SET finished_at = clock_timestamp(), status = \(bind: status.rawValue),
+                   due = \(counts.due), created = \(counts.created), changed = \(counts.changed),
+                   unchanged = \(counts.unchanged), skipped_incomplete = \(counts.skippedIncomplete),
+                   rejected = \(counts.rejected), notifications = \(counts.notifications),
+                   unknown_users = \(counts.unknownUsers), duration_ms = \(durationMs), error = \(bind: error),
+                   partitions_held_by_others = \(partitionsHeldByOthers)
+            WHERE run_id = \(runID)
+            """, purpose: "recording the end of run \(runID)")
     }
 
     /// Runs other than `runID` still marked `running`, with their process identity.
     public func runningRuns(except runID: Int64) throws -> [(runID: Int64, processKey: String?)] {
         try connection.query(
-            "SELECT run_id, process_key FROM plan_runs WHERE status = 'running' AND run_id <> $1",
-            [runID], purpose: "reading the runs still marked running"
-        ).map { (try $0.int64(0), try $0.optionalString(1)) }
+            "SELECT run_id, process_key FROM plan_runs WHERE status = 'running' AND run_id <> \(runID)",
+            purpose: "reading the runs still marked running"
+        ).map { (try $0.int64("run_id"), try $0.optionalString("process_key")) }
     }
 
     /// Marks `runIDs` `abandoned` where they still say `running`: they died without
@@ -174,9 +171,8 @@ extension PlanStore {
         try connection.execute(
             """
             UPDATE plan_runs SET status = 'abandoned', finished_at = clock_timestamp(),
-                   error = 'ended without finishing (killed?); run ' || $2 || ' took over its partitions'
-            WHERE run_id = ANY($1::bigint[]) AND status = 'running'
-            """,
-            [runIDs, runID], purpose: "marking runs that died as abandoned")
+                   error = 'ended without finishing (killed?); run ' || \(runID) || ' took over its partitions'
+            WHERE run_id = ANY(\(runIDs)::bigint[]) AND status = 'running'
+            """, purpose: "marking runs that died as abandoned")
     }
 }

@@ -56,10 +56,10 @@ extension PlanStore {
     private func erase(_ userIDs: [Int64], connection: PostgresConnection) throws -> [UserErasure] {
         try connection.query(
             """
-            WITH state AS (DELETE FROM plan_state WHERE user_id = ANY($1::bigint[]) RETURNING user_id),
-                 history AS (DELETE FROM plan_history WHERE user_id = ANY($1::bigint[]) RETURNING user_id),
-                 outbox AS (DELETE FROM notification_outbox WHERE user_id = ANY($1::bigint[]) RETURNING user_id),
-                 rejections AS (DELETE FROM plan_rejections WHERE user_id = ANY($1::bigint[]) RETURNING user_id),
+            WITH state AS (DELETE FROM plan_state WHERE user_id = ANY(\(userIDs)::bigint[]) RETURNING user_id),
+                 history AS (DELETE FROM plan_history WHERE user_id = ANY(\(userIDs)::bigint[]) RETURNING user_id),
+                 outbox AS (DELETE FROM notification_outbox WHERE user_id = ANY(\(userIDs)::bigint[]) RETURNING user_id),
+                 rejections AS (DELETE FROM plan_rejections WHERE user_id = ANY(\(userIDs)::bigint[]) RETURNING user_id),
                  erased AS (SELECT user_id, 'state' AS kind FROM state
                             UNION ALL SELECT user_id, 'history' FROM history
                             UNION ALL SELECT user_id, 'outbox' FROM outbox
@@ -69,15 +69,14 @@ extension PlanStore {
                    count(*) FILTER (WHERE e.kind = 'history') AS plan_history,
                    count(*) FILTER (WHERE e.kind = 'outbox') AS notification_outbox,
                    count(*) FILTER (WHERE e.kind = 'rejections') AS plan_rejections
-            FROM (SELECT DISTINCT unnest($1::bigint[]) AS user_id) AS u
+            FROM (SELECT DISTINCT unnest(\(userIDs)::bigint[]) AS user_id) AS u
             LEFT JOIN erased e ON e.user_id = u.user_id
             GROUP BY u.user_id ORDER BY u.user_id
-            """,
-            [userIDs], purpose: "erasing the plans of \(userIDs.count) users"
+            """, purpose: "erasing the plans of \(userIDs.count) users"
         ).map { row in
-            UserErasure(userID: try row.int64(0), erased: ErasureCounts(
-                planState: try row.int(1), planHistory: try row.int(2),
-                notificationOutbox: try row.int(3), planRejections: try row.int(4)))
+            UserErasure(userID: try row.int64("user_id"), erased: ErasureCounts(
+                planState: try row.int("plan_state"), planHistory: try row.int("plan_history"),
+                notificationOutbox: try row.int("notification_outbox"), planRejections: try row.int("plan_rejections")))
         }
     }
 
@@ -85,8 +84,8 @@ extension PlanStore {
     /// it, so a run would make a plan for them again once it changes).
     public func usersWithSettings(_ userIDs: [Int64]) throws -> [Int64] {
         try connection.query(
-            "SELECT user_id FROM user_settings WHERE user_id = ANY($1::bigint[]) ORDER BY user_id",
-            [userIDs], purpose: "looking for the users' user_settings rows"
-        ).map { try $0.int64(0) }
+            "SELECT user_id FROM user_settings WHERE user_id = ANY(\(userIDs)::bigint[]) ORDER BY user_id",
+            purpose: "looking for the users' user_settings rows"
+        ).map { try $0.int64("user_id") }
     }
 }

@@ -1,12 +1,13 @@
 import Postgres
 
-/// Users are split into 64 fixed partitions by `user_id mod 64`. A run works on the
+/// Users are split into `count` fixed partitions by `user_id mod count`. A run works on the
 /// partitions it has claimed (PartitionClaims.swift), so two runs (or two shards, or a
 /// manual rerun during a scheduled run) never process the same user at the same time.
 public enum UserPartitions {
+    /// The SQL below is built from it; a test checks that sql/0008's claim rows agree.
     public static let count = 64
 
-    /// The partition of a user, the same in Swift and in SQL (`partitionSQL`).
+    /// The partition of a user, the same in Swift and in SQL (`sql(_:)`).
     public static func partition(of userID: Int64) -> Int {
         Int(((userID % Int64(count)) + Int64(count)) % Int64(count))
     }
@@ -18,9 +19,11 @@ public enum UserPartitions {
         return seen.indices.filter { seen[$0] }
     }
 
-    /// SQL expression for the partition of the `user_id` column `column` (a literal name).
-    static func sql(_ column: String) -> String {
-        "((\(column) % 64 + 64) % 64)::int"
+    /// SQL expression for the partition of the `user_id` column `column`; the count is
+    /// written into it, a constant of the program as before, not a parameter.
+    static func sql(_ column: SQLQuery) -> SQLQuery {
+        let count = String(count)
+        return "((\(sql: column) % \(unescaped: count) + \(unescaped: count)) % \(unescaped: count))::int"
     }
 
     /// The partitions of shard `index` of `shardCount` (`--shard index/shardCount`).

@@ -12,7 +12,7 @@ extension PostgresConnection {
             return text.isEmpty ? nil : text
         }
         // Field codes from postgres_ext.h: C = SQLSTATE, M = primary message, D = detail, H = hint.
-        let sqlState = field("C")
+        let sqlState = field("C").map { PostgresError.SQLState($0) }
         var message = field("M")
             ?? result.map { PostgresError.oneLine(String(cString: PQresultErrorMessage($0))) }
             ?? ""
@@ -26,21 +26,5 @@ extension PostgresConnection {
         return PostgresError(
             code: lost ? .connectionLost : code, purpose: purpose, message: message,
             sqlState: sqlState, detail: field("D"), hint: field("H"))
-    }
-
-    /// The text of each parameter, refusing NUL characters, which PostgreSQL text cannot
-    /// hold (libpq would silently cut the value there).
-    static func parameterTexts(
-        _ parameters: [(any PostgresParameter)?], purpose: String
-    ) throws -> [String?] {
-        try parameters.enumerated().map { position, parameter in
-            guard let text = parameter?.postgresText else { return nil }
-            guard !text.utf8.contains(0) else {
-                throw PostgresError(
-                    code: .invalidParameter, purpose: purpose,
-                    message: "parameter $\(position + 1) contains a NUL character")
-            }
-            return text
-        }
     }
 }

@@ -1,23 +1,8 @@
 import CLibPQ
 
-/// A statement with its parameters, for `pipelined`: several statements in one round trip.
-public struct PostgresStatement {
-    public var sql: String
-    public var parameters: [(any PostgresParameter)?]
-    /// What the statement is for, as errors name it.
-    public var purpose: String
-
-    public init(_ sql: String, _ parameters: [(any PostgresParameter)?] = [], purpose: String) {
-        self.sql = sql
-        self.parameters = parameters
-        self.purpose = purpose
-    }
-}
-
-/// A statement with its parameters already in text format, ready to send.
+/// A statement waiting to be sent, with what it is for (errors name it).
 struct PendingStatement {
-    var sql: String
-    var values: [String?]
+    var query: SQLQuery
     var purpose: String
 }
 
@@ -28,11 +13,8 @@ extension PostgresConnection {
     /// them all back. For a remote database, where every round trip costs its latency.
     ///
     /// - Throws: the first failing statement's `PostgresError`, naming its purpose.
-    public func pipelined(_ statements: [PostgresStatement]) throws -> [PostgresResult] {
-        let pending = try statements.map {
-            PendingStatement(sql: $0.sql, values: try Self.parameterTexts($0.parameters, purpose: $0.purpose),
-                             purpose: $0.purpose)
-        }
+    public func pipelined(_ statements: [(query: SQLQuery, purpose: String)]) throws -> [PostgresResult] {
+        let pending = statements.map { PendingStatement(query: $0.query, purpose: $0.purpose) }
         let ahead = takeDeferred()
         if ahead.isEmpty, needsSettingsWithStatement {
             return Array(try inOneRoundTrip([transactionSettingsStatement] + pending).dropFirst())
@@ -58,24 +40,24 @@ extension PostgresConnection {
     }
 
     var transactionSettingsStatement: PendingStatement {
-        let statement = transactionSettings.statement
-        return PendingStatement(sql: statement.sql, values: statement.values, purpose: "applying the transaction settings")
+        PendingStatement(query: transactionSettings.statement, purpose: "applying the transaction settings")
     }
 
-    /// Sends `statements` as one pipeline segment — one round trip, one sync, so one
+    /// Sends `queries` as one pipeline segment — one round trip, one sync, so one
     /// implicit transaction unless a BEGIN among them opens an explicit one — and returns
     /// their results in order. One sync at a time: PgBouncer 1.18 in transaction mode may
     /// hand the server connection to another client at the first ReadyForQuery, so a
     /// second segment already in flight could land elsewhere.
-    func inOneRoundTrip(_ statements: [PendingStatement]) throws -> [PostgresResult] {
-        let purpose = statements.last?.purpose ?? "sending statements"
+    func inOneRoundTrip(_ queries: [PendingStatement]) throws -> [PostgresResult] {
+        let purpose = queries.last?.purpose ?? "sending statements"
+        let statements = try queries.map { try $0.query.prepared(purpose: $0.purpose) }
         guard PQenterPipelineMode(handle) == 1 else {
             throw PostgresError(
                 code: .unexpectedResult, purpose: purpose,
                 message: "cannot enter pipeline mode: \(Self.libpqMessage(handle))")
         }
         var reader = PipelineReader(connection: self, purpose: purpose)
-        reader.statementPurposes = statements.map(\.purpose)
+        reader.statementPurposes = queries.map(\.purpose)
         var sendError: PostgresError?
         var sent = 0
         for statement in statements where sendError == nil {
@@ -101,7 +83,7 @@ extension PostgresConnection {
     }
 }
 
-/// Reads a pipeline's answers up to its sync and remembers the first error.
+/// Reads a pipeline's answers one sync segment at a time and remembers the first error.
 private struct PipelineReader {
     let connection: PostgresConnection
     let purpose: String
@@ -110,7 +92,6 @@ private struct PipelineReader {
     var isConnected = true
     /// The purpose of each statement, when they differ: an error names its statement's.
     var statementPurposes: [String]?
-    private var answersTotal = 0
 
     init(connection: PostgresConnection, purpose: String) {
         self.connection = connection
@@ -144,14 +125,13 @@ private struct PipelineReader {
                 PQclear(result)
             default:
                 if firstError == nil {
-                    let failed = statementPurposes.flatMap { answersTotal < $0.count ? $0[answersTotal] : nil }
+                    let failed = statementPurposes.flatMap { results.count < $0.count ? $0[results.count] : nil }
                     firstError = connection.failure(result, code: .queryFailed, purpose: failed ?? purpose)
                 }
                 PQclear(result)
                 if PQstatus(connection.handle) == CONNECTION_BAD { noteLostConnection() }
             }
             answers += 1
-            answersTotal += 1
             if answers > statements { noteLostConnection() }
         }
     }

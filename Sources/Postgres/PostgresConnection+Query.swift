@@ -1,7 +1,7 @@
 import CLibPQ
 
 extension PostgresConnection {
-    /// Runs one parameterized statement (`$1`, `$2`, …; values in text format through
+    /// Runs one statement (its values as parameters, in text format through
     /// `PQexecParams`) and returns all its rows in memory. For results too large for
     /// memory use `forEachRow`.
     ///
@@ -10,21 +10,17 @@ extension PostgresConnection {
     ///     "reading changed user_settings"; it appears in every error.
     /// - Throws: `PostgresError` (`.queryFailed` with the server's SQLSTATE,
     ///   `.connectionLost`, `.invalidParameter`, `.unexpectedResult` for COPY statements).
-    public func query(
-        _ sql: String,
-        _ parameters: [(any PostgresParameter)?] = [],
-        purpose: String
-    ) throws -> PostgresResult {
-        let texts = try Self.parameterTexts(parameters, purpose: purpose)
-        let statement = PendingStatement(sql: sql, values: texts, purpose: purpose)
+    public func query(_ statement: SQLQuery, purpose: String) throws -> PostgresResult {
+        let pending = PendingStatement(query: statement, purpose: purpose)
         if !deferred.isEmpty {
             // The transaction's BEGIN and settings travel with its first statement.
-            return try inOneRoundTrip(takeDeferred() + [statement]).last!
+            return try inOneRoundTrip(takeDeferred() + [pending]).last!
         }
         if needsSettingsWithStatement {
             // The settings and the statement in one round trip and one implicit transaction.
-            return try inOneRoundTrip([transactionSettingsStatement, statement])[1]
+            return try inOneRoundTrip([transactionSettingsStatement, pending])[1]
         }
+        let (sql, texts) = try statement.prepared(purpose: purpose)
         roundTrips += 1
         let result = withCStringArray(texts) { values in
             PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
@@ -32,15 +28,11 @@ extension PostgresConnection {
         return try checked(result, purpose: purpose)
     }
 
-    /// Runs one parameterized statement and returns the number of rows it affected
-    /// (inserted, updated, deleted; 0 for statements without a count).
+    /// Runs one statement and returns the number of rows it affected (inserted, updated,
+    /// deleted; 0 for statements without a count).
     @discardableResult
-    public func execute(
-        _ sql: String,
-        _ parameters: [(any PostgresParameter)?] = [],
-        purpose: String
-    ) throws -> Int {
-        try query(sql, parameters, purpose: purpose).affectedRows
+    public func execute(_ statement: SQLQuery, purpose: String) throws -> Int {
+        try query(statement, purpose: purpose).affectedRows
     }
 
     /// Runs SQL text that may hold several statements separated by `;` (migrations,

@@ -43,9 +43,13 @@ public struct TransactionSettings: Sendable, Equatable {
     /// One statement applying every setting: `SELECT set_config($1, $2, true), …`. The
     /// SQL text depends only on how many settings there are; names and values are
     /// parameters.
-    var statement: (sql: String, values: [String?]) {
-        let calls = values.indices.map { "set_config($\(2 * $0 + 1), $\(2 * $0 + 2), true)" }
-        return ("SELECT " + calls.joined(separator: ", "), values.flatMap { [$0.name, $0.value] })
+    var statement: SQLQuery {
+        var statement: SQLQuery = "SELECT "
+        for (position, setting) in values.enumerated() {
+            if position > 0 { statement += ", " }
+            statement += "set_config(\(bind: setting.name), \(bind: setting.value), true)"
+        }
+        return statement
     }
 }
 
@@ -55,8 +59,7 @@ extension PostgresConnection {
     public func setLocal(_ settings: TransactionSettings, purpose: String) throws {
         precondition(isInTransaction, "setLocal applies to the transaction in progress")
         guard !settings.isEmpty else { return }
-        let statement = settings.statement
-        _ = try query(statement.sql, statement.values, purpose: purpose)
+        try execute(settings.statement, purpose: purpose)
     }
 
     /// True when a statement sent now runs in a transaction of its own (no BEGIN is open),

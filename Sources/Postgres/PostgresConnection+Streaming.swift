@@ -9,7 +9,7 @@ public enum PostgresStreamAction: Sendable {
 }
 
 extension PostgresConnection {
-    /// Runs one parameterized query and hands its rows to `body` one at a time, as they
+    /// Runs one query and hands its rows to `body` one at a time, as they
     /// arrive (libpq single-row mode), so memory stays flat however large the result.
     /// Each row's `PGresult` is freed once `body` is done with it.
     ///
@@ -22,17 +22,16 @@ extension PostgresConnection {
     ///   fails midway through the rows; `.connectionLost`).
     @discardableResult
     public func forEachRow(
-        _ sql: String,
-        _ parameters: [(any PostgresParameter)?] = [],
+        _ statement: SQLQuery,
         purpose: String,
         _ body: (PostgresRow) throws -> PostgresStreamAction
     ) throws -> Int {
-        let texts = try Self.parameterTexts(parameters, purpose: purpose)
+        let (sql, texts) = try statement.prepared(purpose: purpose)
         try sendDeferred()
         if needsSettingsWithStatement {
             // Single-row mode cannot share a pipeline with the settings statement: a short
             // transaction carries them instead.
-            return try withTransaction { try $0.forEachRow(sql, parameters, purpose: purpose, body) }
+            return try withTransaction { try $0.forEachRow(statement, purpose: purpose, body) }
         }
         roundTrips += 1
         let sent = withCStringArray(texts) { values in

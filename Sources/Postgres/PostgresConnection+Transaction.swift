@@ -15,10 +15,10 @@ extension PostgresConnection {
         isolation: IsolationLevel? = nil,
         _ body: (PostgresConnection) throws -> Result
     ) throws -> Result {
-        let begin = isolation.map { "BEGIN ISOLATION LEVEL \($0.rawValue)" } ?? "BEGIN"
+        let begin: SQLQuery = isolation.map { "BEGIN ISOLATION LEVEL \(unescaped: $0.rawValue)" } ?? "BEGIN"
         // BEGIN and the settings (which hold until COMMIT/ROLLBACK) wait for the
         // transaction's first statement and travel in its round trip.
-        deferred = [PendingStatement(sql: begin, values: [], purpose: "beginning a transaction")]
+        deferred = [PendingStatement(query: begin, purpose: "beginning a transaction")]
             + (transactionSettings.isEmpty ? [] : [transactionSettingsStatement])
         beginIsDeferred = true
         let value: Result

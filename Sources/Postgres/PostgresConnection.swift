@@ -11,9 +11,9 @@ import Darwin
 /// Not `Sendable` on purpose: libpq forbids using one `PGconn` from two threads at
 /// once, so a connection belongs to one task at a time. Open one per worker.
 ///
-/// All statements are parameterized (`query`, `execute`, `executeBatch`), results are
-/// read through `PostgresResult` / `PostgresRow`, and every failure is a `PostgresError`
-/// carrying the caller's `purpose`.
+/// Every statement is an `SQLQuery`, its values sent as parameters (`query`, `execute`,
+/// `forEachRow`); results are read through `PostgresResult` / `PostgresRow` by column
+/// name, and every failure is a `PostgresError` carrying the caller's `purpose`.
 public final class PostgresConnection {
     /// The live `PGconn*`; never NULL and never finished before `deinit`.
     let handle: OpaquePointer
@@ -47,15 +47,17 @@ public final class PostgresConnection {
     /// - Throws: `PostgresError` with code `.connectionFailed`: one line naming
     ///   host/port/database/user and libpq's reason, never the password; also, before
     ///   libpq sees it, for a URL whose scheme is not `postgresql://` or `postgres://`.
-    public init(conninfo: String, options: Options = Options()) throws {
+    public init(conninfo: String) throws {
         if let scheme = ConnectionStringScheme.unsupportedScheme(in: conninfo) {
             throw ConnectionStringScheme.refusal(scheme: scheme)
         }
         // Keywords before `dbname` are defaults the conninfo may override; keywords after
         // it override the conninfo (libpq applies them in order when expand_dbname is 1).
+        // A DBA sees the job in `pg_stat_activity.application_name`; an unreachable host is
+        // given up after `connect_timeout` seconds (libpq counts whole seconds, at least 2).
         let settings: [(String, String)] = [
-            ("application_name", options.applicationName),
-            ("connect_timeout", String(options.connectTimeoutSeconds)),
+            ("application_name", "plan-regen"),
+            ("connect_timeout", "10"),
             ("dbname", conninfo),
             ("client_encoding", "UTF8"),
         ]
@@ -83,10 +85,9 @@ public final class PostgresConnection {
     /// Connects the way the job is configured in production: `DATABASE_URL` when it is
     /// set and not empty, otherwise libpq's `PG*` environment variables.
     public static func connectFromEnvironment(
-        databaseURL: String? = environmentVariable("DATABASE_URL"),
-        options: Options = Options()
+        databaseURL: String? = environmentVariable("DATABASE_URL")
     ) throws -> PostgresConnection {
-        try PostgresConnection(conninfo: databaseURL ?? "", options: options)
+        try PostgresConnection(conninfo: databaseURL ?? "")
     }
 
     /// The value of a process environment variable, or nil when unset or empty.
@@ -125,19 +126,6 @@ public final class PostgresConnection {
     public var database: String { Self.text(PQdb(handle)) }
     /// The role actually connected as.
     public var user: String { Self.text(PQuser(handle)) }
-
-    /// Quotes a name for use as an SQL identifier (`PQescapeIdentifier`), for the rare
-    /// statements that cannot take parameters (CREATE DATABASE, …).
-    public func escapeIdentifier(_ name: String) throws -> String {
-        let utf8 = Array(name.utf8)
-        guard let escaped = PQescapeIdentifier(handle, name, utf8.count) else {
-            throw PostgresError(
-                code: .invalidParameter, purpose: "quoting an identifier",
-                message: Self.libpqMessage(handle))
-        }
-        defer { PQfreemem(escaped) }
-        return String(cString: escaped)
-    }
 
     static func text(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
         pointer.map { String(cString: $0) } ?? ""

@@ -1,7 +1,7 @@
 /// The one error type of the Postgres layer.
 ///
 /// It keeps what the server said (SQLSTATE, message, detail, hint) as separate fields,
-/// so callers can branch on `sqlState == "23505"` and a person reading the log sees
+/// so callers can branch on `sqlState == .undefinedTable` and a person reading the log sees
 /// which query failed (`purpose`) and what to do about it (`description`).
 public struct PostgresError: Error, CustomStringConvertible, Hashable, Sendable {
     /// What kind of failure this is. New codes can be added without breaking callers
@@ -48,7 +48,7 @@ public struct PostgresError: Error, CustomStringConvertible, Hashable, Sendable 
     /// The server's primary message, or libpq's / this layer's when the server said nothing.
     public var message: String
     /// The five-character SQLSTATE (`PG_DIAG_SQLSTATE`), when the server sent one.
-    public var sqlState: String?
+    public var sqlState: SQLState?
     /// The server's DETAIL line, e.g. "Key (id)=(1) already exists."
     public var detail: String?
     /// The server's HINT line.
@@ -58,7 +58,7 @@ public struct PostgresError: Error, CustomStringConvertible, Hashable, Sendable 
         code: Code,
         purpose: String,
         message: String,
-        sqlState: String? = nil,
+        sqlState: SQLState? = nil,
         detail: String? = nil,
         hint: String? = nil
     ) {
@@ -103,10 +103,10 @@ public struct PostgresError: Error, CustomStringConvertible, Hashable, Sendable 
             break
         }
         switch sqlState {
-        case "55P03":
+        case .lockNotAvailable:
             line += "; another session held a lock this needs for longer than lock_timeout: "
                 + "find it in pg_locks and pg_stat_activity, or allow a longer lock timeout"
-        case "57014":
+        case .queryCanceled:
             line += "; the statement was cancelled (statement_timeout reached or pg_cancel_backend): "
                 + "allow a longer statement timeout if the data grew"
         default:
@@ -118,10 +118,12 @@ public struct PostgresError: Error, CustomStringConvertible, Hashable, Sendable 
 
 extension PostgresError {
     /// SQLSTATEs meaning the server ended the session: admin_shutdown (pg_terminate_backend,
-    /// fast shutdown), crash_shutdown, cannot_connect_now; class 08 is connection_exception.
-    static func isConnectionLossState(_ sqlState: String?) -> Bool {
-        guard let sqlState else { return false }
-        return ["57P01", "57P02", "57P03"].contains(sqlState) || sqlState.hasPrefix("08")
+    /// fast shutdown), crash_shutdown, cannot_connect_now, and class 08.
+    static func isConnectionLossState(_ sqlState: SQLState?) -> Bool {
+        switch sqlState {
+        case .adminShutdown, .crashShutdown, .cannotConnectNow, .connectionException: true
+        default: false
+        }
     }
 
     /// libpq messages span several lines ("…failed: …\n\tIs the server running…"):

@@ -1,8 +1,8 @@
 /// A Swift value that can be sent as a query parameter or a COPY field.
 ///
 /// Every value travels in PostgreSQL's text format and the server infers its type
-/// from the statement (write `$1::date`, `$2::text[]` where the context is ambiguous).
-/// Values are never spliced into SQL text.
+/// from the statement (write `\(date)::date`, `\(names)::text[]` in an `SQLQuery` where
+/// the context is ambiguous). Values are never spliced into SQL text.
 ///
 /// Implementation requirements: return the exact text PostgreSQL's input function for
 /// the target type accepts. Other layers conform their own types, e.g.
@@ -19,10 +19,6 @@ public protocol PostgresParameter {
 
 extension String: PostgresParameter {
     public var postgresText: String { self }
-}
-
-extension Substring: PostgresParameter {
-    public var postgresText: String { String(self) }
 }
 
 extension Int: PostgresParameter {

@@ -4,21 +4,15 @@ public enum PostgresTextArray {
     /// Encodes elements as an array literal. Every element is double-quoted (with `"`
     /// and `\` backslash-escaped), so spaces, commas, braces, the word NULL and empty
     /// strings all survive; nil becomes an unquoted NULL.
-    public static func encode(_ elements: [String?]) -> String {
-        var literal = "{"
-        for (position, element) in elements.enumerated() {
-            if position > 0 { literal.append(",") }
-            if let element { appendQuoted(element, to: &literal) } else { literal.append("NULL") }
-        }
-        literal.append("}")
-        return literal
-    }
+    public static func encode(_ elements: [String?]) -> String { encode(elements) { $0 } }
 
-    public static func encode(_ elements: [String]) -> String {
+    public static func encode(_ elements: [String]) -> String { encode(elements) { $0 } }
+
+    private static func encode<Element>(_ elements: [Element], _ text: (Element) -> String?) -> String {
         var literal = "{"
         for (position, element) in elements.enumerated() {
             if position > 0 { literal.append(",") }
-            appendQuoted(element, to: &literal)
+            if let element = text(element) { appendQuoted(element, to: &literal) } else { literal.append("NULL") }
         }
         literal.append("}")
         return literal

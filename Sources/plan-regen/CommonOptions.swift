@@ -15,10 +15,10 @@ struct ConnectionOptions: ParsableArguments {
     var databaseURL: String?
 
     @Option(help: "Abort any statement running longer than this many seconds.")
-    var statementTimeout: Int = 300
+    var statementTimeout = Int(PlanStore.Timeouts().statement.components.seconds)
 
     @Option(help: "Give up waiting for a lock after this many seconds.")
-    var lockTimeout: Int = 30
+    var lockTimeout = Int(PlanStore.Timeouts().lock.components.seconds)
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .info
@@ -33,7 +33,7 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     var timeouts: PlanStore.Timeouts {
-        PlanStore.Timeouts(statementTimeoutMs: statementTimeout * 1000, lockTimeoutMs: lockTimeout * 1000)
+        PlanStore.Timeouts(statement: .seconds(statementTimeout), lock: .seconds(lockTimeout))
     }
 
     /// The one way a command opens the database (`PlanStore.open`): checks the server and

@@ -21,8 +21,7 @@ struct MigrateCommand: ParsableCommand {
 
     func run() throws {
         try connection.run("migrate") { logger in
-            let database = try connection.connect()
-            database.transactionSettings = connection.timeouts.transactionSettings
+            let database = PlanStore(connection: try connection.connect(), timeouts: connection.timeouts).connection
             // Migrations say through NOTICEs what a DBA must do by hand (0003: grants); the
             // "already exists, skipping" notices of IF NOT EXISTS say nothing to act on.
             database.onNotice = { notice in

@@ -41,8 +41,8 @@ import Testing
                 """
                 SELECT user_id, (snapshot->'inputs'->'dietary_preferences')::text,
                        (snapshot->'inputs'->'allergies')::text
-                FROM plan_history WHERE user_id = ANY($1::bigint[]) ORDER BY user_id
-                """, [["112", "113", "114"]], purpose: "reading the lists read from arrays"
+                FROM plan_history WHERE user_id = ANY(\(["112", "113", "114"])::bigint[]) ORDER BY user_id
+                """, purpose: "reading the lists read from arrays"
             ).map { [try $0.string(1), try $0.string(2)] }
             #expect(lists == [["[\"vegan\", \"keto\", \"halal\", \"kosher\"]", "[]"],
                               ["[\"vegan\", \"keto\"]", "[]"],

@@ -26,14 +26,14 @@ import Testing
         try driver.connection.execute(
             """
             INSERT INTO plan_runs (run_id, as_of, binary_version, rules_version, tzdata_version, host, pid, process_key)
-            OVERRIDING SYSTEM VALUE VALUES ($1, now(), 'test', 'test', 'test', 'elsewhere', 4242, $2)
-            """, [Self.otherRun, processKey], purpose: "recording the other run")
+            OVERRIDING SYSTEM VALUE VALUES (\(Self.otherRun), now(), 'test', 'test', 'test', 'elsewhere', 4242, \(bind: processKey))
+            """, purpose: "recording the other run")
         try driver.connection.execute(
             """
-            UPDATE plan_partition_claims SET run_id = $1, claimed_at = clock_timestamp() - $2::interval,
-                   expires_at = clock_timestamp() + $3::interval
+            UPDATE plan_partition_claims SET run_id = \(Self.otherRun), claimed_at = clock_timestamp() - \(bind: heldFor)::interval,
+                   expires_at = clock_timestamp() + \(bind: expiresIn)::interval
             WHERE partition BETWEEN 1 AND 4
-            """, [Self.otherRun, heldFor, expiresIn], purpose: "claiming partitions 1…4 for the other run")
+            """, purpose: "claiming partitions 1…4 for the other run")
     }
 
     private func claimsHeld(_ driver: RunDriver) throws -> Int {
@@ -57,15 +57,15 @@ import Testing
             #expect(Set(try driver.history().map(\.userID)) == [5, 6, 7, 8])
             #expect(Set(try driver.emittedNotifications().map(\.userID)) == [5, 6, 7, 8])
             let recorded = try driver.connection.query(
-                "SELECT partitions_held_by_others FROM plan_runs WHERE run_id = $1", [partial.runID],
+                "SELECT partitions_held_by_others FROM plan_runs WHERE run_id = \(partial.runID)",
                 purpose: "reading the run").singleRow().int(0)
             #expect(recorded == 4)
             // The run gave its own claims back; the other run's stay.
             #expect(try claimsHeld(driver) == 4)
 
             try driver.connection.execute(
-                "UPDATE plan_partition_claims SET run_id = NULL, expires_at = NULL WHERE run_id = $1",
-                [Self.otherRun], purpose: "the other run ends")
+                "UPDATE plan_partition_claims SET run_id = NULL, expires_at = NULL WHERE run_id = \(Self.otherRun)",
+                purpose: "the other run ends")
             let rest = try driver.run(at: t0.adding(minutes: 15))
             #expect(rest.skippedPartitions.isEmpty)
             #expect(rest.status == .succeeded)
@@ -101,7 +101,7 @@ import Testing
             #expect(summary.skippedPartitions.isEmpty)
             #expect(summary.counts.created == 8)
             let status = try driver.connection.query(
-                "SELECT status FROM plan_runs WHERE run_id = $1", [Self.otherRun], purpose: "reading the other run")
+                "SELECT status FROM plan_runs WHERE run_id = \(Self.otherRun)", purpose: "reading the other run")
                 .singleRow().string(0)
             #expect(status == "abandoned")
         }
@@ -125,7 +125,7 @@ import Testing
             #expect(summary.counts.created == 8)
 
             // A live holder on another machine keeps its partitions until its claim expires.
-            try driver.connection.execute("DELETE FROM plan_runs WHERE run_id = $1", [Self.otherRun],
+            try driver.connection.execute("DELETE FROM plan_runs WHERE run_id = \(Self.otherRun)",
                                           purpose: "forgetting the other run")
             try claimForOtherRun(driver, expiresIn: "10 minutes",
                                  processKey: ["other-boot", here[1], "99999999", "1"].joined(separator: "/"))

@@ -88,7 +88,7 @@ import Testing
                     #expect(try driver.emittedNotifications().count == linesBefore)
                     #expect(again.counts.due == 0)
                     let touched = try driver.connection.query(
-                        "SELECT count(*) FROM plan_state WHERE updated_by_run = $1", [again.runID],
+                        "SELECT count(*) FROM plan_state WHERE updated_by_run = \(again.runID)",
                         purpose: "counting users the second run touched").singleRow().int(0)
                     #expect(touched == 0, "second run at \(instant.rfc3339) rewrote plan_state")
                 }

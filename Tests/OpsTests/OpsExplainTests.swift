@@ -52,8 +52,8 @@ import Testing
                 try connection.execute(
                     """
                     UPDATE user_settings SET current_weight_kg = current_weight_kg - 5,
-                           updated_at = timestamptz '2026-03-01T13:00:00Z' WHERE user_id = $1
-                    """, [user], purpose: "test: change the weight")
+                           updated_at = timestamptz '2026-03-01T13:00:00Z' WHERE user_id = \(user)
+                    """, purpose: "test: change the weight")
                 let explained = try PlanRegenProcess.run(
                     ["explain", "--user", "\(user)", "--as-of", "2026-03-01T13:30:00Z"],
                     databaseURL: database.conninfo, folder: folder)

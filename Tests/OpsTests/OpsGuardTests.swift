@@ -48,7 +48,7 @@ import TestSupport
                 let allowed = try run(["--as-of", tomorrow, "--allow-future"])
                 #expect(allowed.exitCode == 0, "\(allowed.stderr)")
                 #expect(try connection.count(
-                    "SELECT count(*)::int FROM plan_runs WHERE as_of = $1::timestamptz", [tomorrow]) == 1)
+                    "SELECT count(*)::int FROM plan_runs WHERE as_of = \(bind: tomorrow)::timestamptz") == 1)
             }
         }
     }

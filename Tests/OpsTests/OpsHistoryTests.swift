@@ -32,8 +32,8 @@ import Testing
                 ORDER BY user_id LIMIT 1
                 """, purpose: "test").singleRow().int64(0)
             let calories = try connection.query(
-                "SELECT (snapshot->'targets'->>'calories')::int FROM plan_history WHERE user_id = $1 ORDER BY plan_date",
-                [user], purpose: "test").map { try $0.int(0) }
+                "SELECT (snapshot->'targets'->>'calories')::int FROM plan_history WHERE user_id = \(user) ORDER BY plan_date",
+                purpose: "test").map { try $0.int(0) }
             func run(_ arguments: [String]) throws -> String {
                 let result = try PlanRegenProcess.run(arguments, databaseURL: url, folder: folder)
                 #expect(result.exitCode == 0, "\(result.stderr)")
@@ -75,8 +75,8 @@ import Testing
             let plans = try connection.query(
                 """
                 SELECT extract(day FROM plan_date)::int, (snapshot->'targets'->>'calories')::int
-                FROM plan_history WHERE user_id = $1 ORDER BY plan_date DESC
-                """, [user], purpose: "test").map { (day: try $0.int(0), calories: try $0.int(1)) }
+                FROM plan_history WHERE user_id = \(user) ORDER BY plan_date DESC
+                """, purpose: "test").map { (day: try $0.int(0), calories: try $0.int(1)) }
 
             let shown = try PlanRegenProcess.run(["history", "--user", "\(user)"], databaseURL: url, folder: folder)
             #expect(shown.exitCode == 0, "\(shown.stderr)")
@@ -128,13 +128,14 @@ import Testing
 
     @Test func theJSONFormatCarriesTheStoredSnapshotAndDiff() throws {
         try withTwoRuns { url, connection, folder in
-            let user = try connection.query("SELECT min(user_id) FROM plan_history", purpose: "test").singleRow().int64(0)
+            let user = try connection.query("SELECT min(user_id) FROM plan_history",
+            purpose: "test").singleRow().int64(0)
             let export = try PlanRegenProcess.run(["history", "--user", "\(user)", "--format", "json"],
                                                   databaseURL: url, folder: folder)
             #expect(export.exitCode == 0, "\(export.stderr)")
             let stored = try connection.query(
-                "SELECT snapshot::text, diff::text FROM plan_history WHERE user_id = $1 ORDER BY plan_date DESC",
-                [user], purpose: "test")
+                "SELECT snapshot::text, diff::text FROM plan_history WHERE user_id = \(user) ORDER BY plan_date DESC",
+                purpose: "test")
             let output = lines(export.stdout)
             #expect(output.count == stored.count)
             for (line, row) in zip(output, stored) {

@@ -113,8 +113,8 @@ import Testing
                 #expect(run.exitCode == 0, "\(run.stderr)")
                 let user = try connection.count("SELECT min(user_id) FROM plan_state WHERE plan_date IS NOT NULL")
                 try connection.execute(
-                    "UPDATE plan_history SET snapshot = jsonb_set(snapshot, '{inputs,weight_kg_reported}', '82.25') WHERE user_id = $1",
-                    [user], purpose: "test: corrupt a stored plan")
+                    "UPDATE plan_history SET snapshot = jsonb_set(snapshot, '{inputs,weight_kg_reported}', '82.25') WHERE user_id = \(user)",
+                    purpose: "test: corrupt a stored plan")
                 let failed = try PlanRegenProcess.run(
                     ["run", "--as-of", switchRunAt, "--user", "\(user)", "--notifications", folder + "/n"],
                     databaseURL: database.conninfo, folder: folder)

@@ -51,7 +51,7 @@ struct ParsedMetrics {
                 #expect(metrics["plan_regen_last_run_users_by_reason{reason=\"created\"}"] == Double(try recorded.int(0)))
                 for field in SettingsField.allCases {
                     let rows = try connection.count(
-                        "SELECT count(*) FROM plan_rejections WHERE field = $1", [field.rawValue])
+                        "SELECT count(*) FROM plan_rejections WHERE field = \(bind: field.rawValue)")
                     #expect(metrics["plan_regen_last_run_rejections{field=\"\(field.rawValue)\"}"] == Double(rows))
                 }
                 #expect(metrics["plan_regen_outbox_pending"] == 0)
@@ -135,11 +135,11 @@ struct ParsedMetrics {
                 #expect(metrics["plan_regen_last_run_users{outcome=\"unchanged\"}"] == 0, "every due user has a history row")
                 let expected = try connection.query(
                     """
-                    SELECT extract(epoch FROM $1::timestamptz - (plan_date::timestamp AT TIME ZONE timezone))::int8
+                    SELECT extract(epoch FROM \(bind: switchRunAt)::timestamptz - (plan_date::timestamp AT TIME ZONE timezone))::int8
                     FROM plan_history_flat
                     WHERE run_id = (SELECT max(run_id) FROM plan_runs)
                       AND reasons && ARRAY['settings_changed', 'phase_switch', 'birthday']
-                    """, [switchRunAt], purpose: "test: lateness per user").map { try $0.int64(0) }
+                    """, purpose: "test: lateness per user").map { try $0.int64(0) }
                 #expect(expected.count > 30)
                 #expect(metrics["plan_regen_last_run_lateness_seconds_count"] == Double(expected.count))
                 #expect(metrics["plan_regen_last_run_lateness_seconds_sum"] == Double(expected.reduce(0, +)))
@@ -158,17 +158,16 @@ struct ParsedMetrics {
                 let due = try connection.query(
                     """
                     SELECT count(*), min(next_check_at),
-                           count(*) FILTER (WHERE next_check_at <= $1::timestamptz - interval '15 minutes')
-                    FROM plan_state WHERE next_check_at <= $1::timestamptz
-                    """, [switchRunAt], purpose: "test: due users").singleRow()
+                           count(*) FILTER (WHERE next_check_at <= \(bind: switchRunAt)::timestamptz - interval '15 minutes')
+                    FROM plan_state WHERE next_check_at <= \(bind: switchRunAt)::timestamptz
+                    """, purpose: "test: due users").singleRow()
                 let dueUsers = try due.int(0)
                 #expect(dueUsers > 10)
                 let oldest = try connection.query(
                     """
-                    SELECT extract(epoch FROM $1::timestamptz - min(next_check_at))::int8
-                    FROM plan_state WHERE next_check_at <= $1::timestamptz
-                    """,
-                    [switchRunAt], purpose: "test: oldest due").singleRow().int64(0)
+                    SELECT extract(epoch FROM \(bind: switchRunAt)::timestamptz - min(next_check_at))::int8
+                    FROM plan_state WHERE next_check_at <= \(bind: switchRunAt)::timestamptz
+                    """, purpose: "test: oldest due").singleRow().int64(0)
                 let anyUser = try connection.count("SELECT min(user_id)::int FROM plan_state WHERE user_id % 2 = 0")
                 let manualPath = folder + "/manual.prom"
                 try runToCompletion(["--as-of", switchRunAt, "--user", "\(anyUser)", "--metrics-file", manualPath],

@@ -23,9 +23,9 @@ import Testing
             SELECT count(*) FROM (
                 SELECT phase, lag(phase) OVER (ORDER BY plan_date, seq) AS previous
                 FROM (SELECT plan_date, seq, snapshot->'phase'->>'phase' AS phase
-                      FROM plan_history WHERE user_id = $1) plans) runs
+                      FROM plan_history WHERE user_id = \(user)) plans) runs
             WHERE phase IN ('deficit', 'maintenance') AND phase IS DISTINCT FROM previous
-            """, [user])
+            """)
     }
 
     @Test func aUsersPageHasOneMarkerPerPlanAndOneBandPerPhaseRunAndNoConsoleError() throws {
@@ -36,7 +36,7 @@ import Testing
                 SELECT user_id FROM plan_history GROUP BY user_id
                 HAVING count(DISTINCT snapshot->'phase'->>'phase') = 2 ORDER BY count(*) DESC, user_id LIMIT 1
                 """, purpose: "test").singleRow().int64(0)
-            let plans = try connection.count("SELECT count(*) FROM plan_history WHERE user_id = $1", [user])
+            let plans = try connection.count("SELECT count(*) FROM plan_history WHERE user_id = \(user)")
             let bands = try phaseRuns(of: user, connection)
             #expect(plans >= 4 && bands >= 3, "the demo data should switch phases: \(plans) plans, \(bands) runs")
             let page = folder + "/user.html"
@@ -58,9 +58,9 @@ import Testing
             let switched = try connection.query(
                 """
                 SELECT d->>'before', d->>'after' FROM plan_history, jsonb_array_elements(diff) d
-                WHERE user_id = $1 AND reasons = ARRAY['phase_switch'] AND d->>'path' = 'targets.calories'
+                WHERE user_id = \(user) AND reasons = ARRAY['phase_switch'] AND d->>'path' = 'targets.calories'
                 ORDER BY plan_date LIMIT 1
-                """, [user], purpose: "test").singleRow()
+                """, purpose: "test").singleRow()
             let before = Int(try switched.string(0))!, after = Int(try switched.string(1))!
             let grouped = { (value: Int) in value >= 1000 ? "\(value / 1000),\(String(format: "%03d", value % 1000))" : "\(value)" }
             #expect(opened.dom.contains("Target \(grouped(before)) → \(grouped(after)) cal [phase_switch]</title>"),
@@ -76,8 +76,10 @@ import Testing
         guard let chromium = HeadlessChromium.required() else { return }
         try withFourRuns { url, connection, folder in
             // A rejection, so the figure through status's query has something to count.
-            try connection.execute("UPDATE user_settings SET height_cm = 20, updated_at = '2026-04-20T08:00:00Z' "
-                                   + "WHERE user_id = (SELECT min(user_id) FROM plan_history)", purpose: "test")
+            try connection.execute("""
+                UPDATE user_settings SET height_cm = 20, updated_at = '2026-04-20T08:00:00Z'
+                WHERE user_id = (SELECT min(user_id) FROM plan_history)
+                """, purpose: "test")
             let rerun = try PlanRegenProcess.run(["run", "--as-of", "2026-04-22T12:00:00Z", "--allow-future",
                                                   "--notifications", folder + "/n.jsonl"], databaseURL: url, folder: folder)
             #expect(rerun.exitCode == 0, "\(rerun.stderr)")
@@ -94,15 +96,15 @@ import Testing
                 csv.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
                     .filter { $0[0] == section && (key == nil || $0[2] == key) }.reduce(0) { $0 + Int($1[3])! }
             }
-            let inRange = "plan_date BETWEEN '2026-03-01' AND '2026-04-30'"
+            let inRange: SQLQuery = "plan_date BETWEEN '2026-03-01' AND '2026-04-30'"
             #expect(sum("plans_by_reason") == (try connection.count(
-                "SELECT count(*) FROM plan_history, unnest(reasons) WHERE \(inRange)")))
+                "SELECT count(*) FROM plan_history, unnest(reasons) WHERE \(sql: inRange)")))
             #expect(sum("plans_by_reason", key: "created") == (try connection.count(
-                "SELECT count(*) FROM plan_history WHERE 'created' = ANY(reasons) AND \(inRange)")))
+                "SELECT count(*) FROM plan_history WHERE 'created' = ANY(reasons) AND \(sql: inRange)")))
             let switches = try connection.count(
                 """
                 SELECT count(*) FROM plan_history h, jsonb_array_elements(h.diff) d
-                WHERE d->>'path' = 'phase.phase' AND \(inRange)
+                WHERE d->>'path' = 'phase.phase' AND \(sql: inRange)
                 """)
             #expect(switches > 0 && sum("phase_switches") == switches)
             #expect(sum("rejections_by_field") == (try connection.count("SELECT count(*) FROM plan_rejections"))
@@ -112,7 +114,7 @@ import Testing
             #expect(sum("calorie_change") == (try connection.count(
                 """
                 SELECT count(*) FROM plan_history h, jsonb_array_elements(h.diff) d
-                WHERE d->>'path' = 'targets.calories' AND \(inRange)
+                WHERE d->>'path' = 'targets.calories' AND \(sql: inRange)
                 """)))
 
             let opened = try chromium.open(page, folder: folder)

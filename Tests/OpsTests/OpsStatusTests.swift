@@ -1,6 +1,7 @@
 import Foundation
 import PlanRules
 import PlanStore
+import Postgres
 import Testing
 
 /// `plan-regen status`: one screen for ops and one JSON object for scripts, from a test
@@ -17,7 +18,7 @@ import Testing
                 let status = try PlanRegenProcess.run(["status", "--as-of", at, "--format", format],
                                                       databaseURL: database.conninfo, folder: folder)
                 #expect(status.exitCode == 0, "\(status.stderr)")
-                try check(status, PostgresConnectionProbe(at: at, count: { try connection.count($0, $1) }))
+                try check(status, PostgresConnectionProbe(at: at, count: { try connection.count($0) }))
             }
         }
     }
@@ -25,15 +26,15 @@ import Testing
     /// What the test database says, for the expected values.
     struct PostgresConnectionProbe {
         var at: String
-        var count: (String, [String]) throws -> Int
+        var count: (SQLQuery) throws -> Int
 
-        var dueUsers: Int { get throws { try count("SELECT count(*) FROM plan_state WHERE next_check_at <= $1::timestamptz", [at]) } }
+        var dueUsers: Int { get throws { try count("SELECT count(*) FROM plan_state WHERE next_check_at <= \(bind: at)::timestamptz") } }
         var overdueUsers: Int {
             get throws {
-                try count("SELECT count(*) FROM plan_state WHERE next_check_at <= $1::timestamptz - interval '15 minutes'", [at])
+                try count("SELECT count(*) FROM plan_state WHERE next_check_at <= \(bind: at)::timestamptz - interval '15 minutes'")
             }
         }
-        var rejections: Int { get throws { try count("SELECT count(*) FROM plan_rejections", []) } }
+        var rejections: Int { get throws { try count("SELECT count(*) FROM plan_rejections") } }
     }
 
     @Test func theJSONHasTheRunsTheDueUsersTheBacklogAndTheVersions() throws {

@@ -104,8 +104,8 @@ func lines(_ text: String) -> [String] {
 
 extension PostgresConnection {
     /// The first column of the single row `sql` returns, as an integer.
-    func count(_ sql: String, _ parameters: [(any PostgresParameter)?] = []) throws -> Int {
-        try query(sql, parameters, purpose: "test count").singleRow().int(0)
+    func count(_ sql: SQLQuery) throws -> Int {
+        try query(sql, purpose: "test count").singleRow().int(0)
     }
 }
 

@@ -38,12 +38,35 @@ import Testing
             try migrator.checkUpToDate()
             let tables = try connection.query(
                 """
-                SELECT count(*) FROM information_schema.tables WHERE table_name = ANY($1::text[])
+                SELECT count(*) FROM information_schema.tables WHERE table_name = ANY(\([
+                    "user_settings", "plan_state", "plan_history", "notification_outbox", "plan_runs",
+                    "plan_rejections", "plan_watermarks"])::text[])
                 """,
-                [["user_settings", "plan_state", "plan_history", "notification_outbox", "plan_runs",
-                  "plan_rejections", "plan_watermarks"]],
                 purpose: "counting tables")
             #expect(try tables.singleRow().int(0) == 7)
+        }
+    }
+
+    /// sql/0008 (applied, so never edited) spells the partition count itself: one claim row
+    /// per partition 0…63 and a CHECK refusing others. They must agree with the Swift count
+    /// that every query's partition expression is built from.
+    @Test func thePartitionClaimRowsAgreeWithUserPartitionsCount() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            try Migrator(connection: connection).apply(Migration.reference + Migration.planRegen)
+            let claims = try connection.query(
+                "SELECT count(*) AS n, min(partition) AS first, max(partition) AS last FROM plan_partition_claims",
+                purpose: "reading the claim rows").singleRow()
+            #expect(try claims.int("n") == UserPartitions.count)
+            #expect(try claims.int("first") == 0)
+            #expect(try claims.int("last") == UserPartitions.count - 1)
+            for outside in [-1, UserPartitions.count] {
+                let error = try #require(throws: PostgresError.self) {
+                    try connection.execute(
+                        "INSERT INTO plan_partition_claims (partition) VALUES (\(outside))", purpose: "adding a claim row")
+                }
+                #expect(error.sqlState == "23514", "\(error)")  // check_violation
+            }
         }
     }
 
@@ -94,8 +117,8 @@ import Testing
             let migrator = Migrator(connection: connection)
             try migrator.apply(Migration.planRegen)
             try connection.execute(
-                "INSERT INTO plan_regen_migrations (name, checksum) VALUES ($1, $2)",
-                ["9999_from_the_future", "0"], purpose: "faking a newer schema")
+                "INSERT INTO plan_regen_migrations (name, checksum) VALUES (\(bind: "9999_from_the_future"), \(bind: "0"))",
+                purpose: "faking a newer schema")
             #expect {
                 try migrator.checkUpToDate()
             } throws: { error in

@@ -20,8 +20,8 @@ import Testing
     private func waitUntilASessionWaitsOnALock(_ observer: PostgresConnection, database: String) throws {
         for _ in 0..<500 {
             let waiting = try observer.query(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
-                [database], purpose: "looking for a session waiting on a lock").singleRow().int(0)
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = \(bind: database) AND wait_event_type = 'Lock'",
+                purpose: "looking for a session waiting on a lock").singleRow().int(0)
             if waiting > 0 { return }
             usleep(10_000)
         }

@@ -8,7 +8,7 @@ import Testing
     private func terminate(_ victim: PostgresConnection) throws {
         let killer = try serverConnection()
         let terminated = try killer.query(
-            "SELECT pg_terminate_backend($1, 5000)", [victim.backendPID], purpose: "terminating a backend"
+            "SELECT pg_terminate_backend(\(victim.backendPID), 5000)", purpose: "terminating a backend"
         ).singleRow().bool(0)
         #expect(terminated)
     }
@@ -36,11 +36,11 @@ import Testing
 
     @Test func aPipelineOnATerminatedBackendIsConnectionLost() throws {
         let victim = try serverConnection()
-        // With transaction settings, a statement goes out in one pipeline with them.
-        victim.transactionSettings.set("lock_timeout", .seconds(30))
+        // A statement sent with transaction settings goes with them in one pipeline.
+        victim.transactionSettings.set("lock_timeout", .seconds(1))
         try terminate(victim)
         let error = try #require(throws: PostgresError.self) {
-            try victim.query("SELECT $1::int", [1], purpose: "batching")
+            try victim.query("SELECT 1", purpose: "reading with settings")
         }
         #expect(error.code == .connectionLost)
     }

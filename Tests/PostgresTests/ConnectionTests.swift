@@ -72,8 +72,10 @@ import Testing
         connection.transactionSettings.set("statement_timeout", .milliseconds(1500))
         connection.transactionSettings.set("lock_timeout", .seconds(2))
         connection.transactionSettings.set("TimeZone", "Pacific/Chatham")
-        let read = "SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l, "
-            + "current_setting('TimeZone') AS z"
+        let read: SQLQuery = """
+            SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l, \
+            current_setting('TimeZone') AS z
+            """
         // A statement outside a transaction: the settings travel with it.
         let row = try connection.query(read, purpose: "reading settings").singleRow()
         // PostgreSQL shows 1500 ms as "1500ms" and 2000 ms in the largest exact unit, "2s".
@@ -138,9 +140,13 @@ import Testing
         }
     }
 
-    @Test func escapeIdentifierQuotesOddNames() throws {
-        let connection = try serverConnection()
+    @Test func identifiersAreQuotedWithTheirDoubleQuotesDoubled() throws {
+        let name = #"we"ird name"#
         // Double quotes inside an identifier are doubled, and the whole is quoted.
-        #expect(try connection.escapeIdentifier(#"we"ird name"#) == #""we""ird name""#)
+        #expect(("\(identifier: name)" as SQLQuery).sql == #""we""ird name""#)
+        // The server reads back the very name.
+        let row = try serverConnection().query("SELECT 1 AS \(identifier: name)",
+        purpose: "naming a column").singleRow()
+        #expect(row.columns.names == [name])
     }
 }

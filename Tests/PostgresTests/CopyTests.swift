@@ -30,7 +30,7 @@ import Testing
             let row = try connection.query(
                 """
                 SELECT count(*) AS n, sum(id) AS total,
-                       count(*) FILTER (WHERE name <> \(Self.nameInSQL)) AS wrong_names,
+                       count(*) FILTER (WHERE name <> \(unescaped: Self.nameInSQL)) AS wrong_names,
                        count(*) FILTER (WHERE note IS NULL) AS null_notes,
                        count(*) FILTER (WHERE note = '') AS empty_notes,
                        count(*) FILTER (WHERE tags <> ARRAY['a b', 'q"uote']) AS wrong_tags

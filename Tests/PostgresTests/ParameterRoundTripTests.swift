@@ -23,8 +23,11 @@ import Testing
     func textSurvivesExactly(text: String) throws {
         let connection = try serverConnection()
         let row = try connection.query(
-            "SELECT $1::text AS value, octet_length($1::text) AS bytes, $1::text IS NULL AS is_null",
-            [text], purpose: "echoing text"
+            """
+            SELECT \(bind: text)::text AS value, octet_length(\(bind: text)::text) AS bytes,
+                   \(bind: text)::text IS NULL AS is_null
+            """,
+            purpose: "echoing text"
         ).singleRow()
         #expect(Array(try row.string("value").utf8) == Array(text.utf8))
         #expect(try row.int("bytes") == text.utf8.count)
@@ -33,9 +36,13 @@ import Testing
 
     @Test func nullIsNotTheEmptyString() throws {
         let connection = try serverConnection()
+        let (null, empty): (String?, String) = (nil, "")
         let row = try connection.query(
-            "SELECT $1::text AS a, $2::text AS b, $1::text IS NULL AS a_null, $2::text IS NULL AS b_null",
-            [nil, ""], purpose: "echoing NULL and empty"
+            """
+            SELECT \(bind: null)::text AS a, \(bind: empty)::text AS b,
+                   \(bind: null)::text IS NULL AS a_null, \(bind: empty)::text IS NULL AS b_null
+            """,
+            purpose: "echoing NULL and empty"
         ).singleRow()
         #expect(try row.optionalString("a") == nil)
         #expect(try row.isNull("a"))
@@ -47,7 +54,7 @@ import Testing
     @Test(arguments: [Int64.min, -1, 0, 1, Int64.max])
     func int64Extremes(value: Int64) throws {
         let connection = try serverConnection()
-        let row = try connection.query("SELECT $1::bigint", [value], purpose: "echoing bigint").singleRow()
+        let row = try connection.query("SELECT \(value)::bigint", purpose: "echoing bigint").singleRow()
         #expect(try row.int64(0) == value)
     }
 
@@ -55,9 +62,11 @@ import Testing
         let connection = try serverConnection()
         let ids: [Int64] = [Int64.min, -1, 0, 42, Int64.max]
         let row = try connection.query(
-            "SELECT $1::bigint[] = ARRAY[-9223372036854775808, -1, 0, 42, 9223372036854775807]::bigint[], "
-                + "cardinality($2::bigint[]), $3::int[]",
-            [ids, [Int64](), [3, -7]], purpose: "echoing integer arrays"
+            """
+            SELECT \(ids)::bigint[] = ARRAY[-9223372036854775808, -1, 0, 42, 9223372036854775807]::bigint[], \
+            cardinality(\([Int64]())::bigint[]), \([3, -7])::int[]
+            """,
+            purpose: "echoing integer arrays"
         ).singleRow()
         #expect(try row.bool(0))
         #expect(try row.int(1) == 0)
@@ -67,8 +76,7 @@ import Testing
     @Test func intInt32AndBoolRoundTrip() throws {
         let connection = try serverConnection()
         let row = try connection.query(
-            "SELECT $1::int AS i32, $2::bigint AS i, $3::boolean AS t, $4::boolean AS f",
-            [Int32.min, Int.max, true, false],
+            "SELECT \(Int32.min)::int AS i32, \(Int.max)::bigint AS i, \(true)::boolean AS t, \(false)::boolean AS f",
             purpose: "echoing scalars"
         ).singleRow()
         #expect(try row.int32("i32") == Int32.min)
@@ -81,9 +89,11 @@ import Testing
         let connection = try serverConnection()
         let elements: [String?] = ["plain", "b c", nil, #"x"y"#, #"back\slash"#, "NULL", "", "{,}", "é 🥑"]
         let row = try connection.query(
-            "SELECT $1::text[] AS a, cardinality($1::text[]) AS n, ($1::text[])[3] IS NULL AS third_null, "
-                + "($1::text[])[6] AS sixth",
-            [elements], purpose: "echoing text[]"
+            """
+            SELECT \(elements)::text[] AS a, cardinality(\(elements)::text[]) AS n, \
+            (\(elements)::text[])[3] IS NULL AS third_null, (\(elements)::text[])[6] AS sixth
+            """,
+            purpose: "echoing text[]"
         ).singleRow()
         #expect(try row.stringArray("a") == elements)
         #expect(try row.int("n") == 9)
@@ -94,8 +104,11 @@ import Testing
     @Test func nonOptionalStringArraysAndEmptyArrays() throws {
         let connection = try serverConnection()
         let row = try connection.query(
-            "SELECT $1::text[] AS a, $2::text[] AS e, cardinality($2::text[]) AS n",
-            [["vegan", "gluten free"], [String]()], purpose: "echoing arrays"
+            """
+            SELECT \(["vegan", "gluten free"])::text[] AS a, \([String]())::text[] AS e,
+                   cardinality(\([String]())::text[]) AS n
+            """,
+            purpose: "echoing arrays"
         ).singleRow()
         #expect(try row.stringArray("a") == ["vegan", "gluten free"])
         #expect(try row.stringArray("e") == [])
@@ -105,7 +118,7 @@ import Testing
     @Test func textWithANulCharacterIsRefusedBeforeSending() throws {
         let connection = try serverConnection()
         let error = try #require(throws: PostgresError.self) {
-            try connection.query("SELECT $1::text", ["a\u{0}b"], purpose: "echoing a NUL")
+            try connection.query("SELECT \(bind: "a\u{0}b")::text", purpose: "echoing a NUL")
         }
         #expect(error.code == .invalidParameter)
         #expect(error.description.contains("$1"))

@@ -27,8 +27,8 @@ import Testing
             let thrown = #expect(throws: PostgresError.self) {
                 try connection.withTransaction { transaction in
                     _ = try transaction.pipelined([
-                        PostgresStatement("INSERT INTO t VALUES ($1)", [2], purpose: "inserting 2"),
-                        PostgresStatement("INSERT INTO t VALUES ($1)", [1], purpose: "inserting 1 again"),
+                        ("INSERT INTO t VALUES (\(2))", "inserting 2"),
+                        ("INSERT INTO t VALUES (\(1))", "inserting 1 again"),
                     ])
                 }
             }

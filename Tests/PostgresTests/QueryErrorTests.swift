@@ -21,9 +21,9 @@ import Testing
         try TestDatabase.withFresh { database in
             let connection = try database.connect()
             try connection.execute("CREATE TABLE t (id int PRIMARY KEY)", purpose: "creating t")
-            try connection.execute("INSERT INTO t VALUES ($1)", [1], purpose: "inserting 1")
+            try connection.execute("INSERT INTO t VALUES (\(1))", purpose: "inserting 1")
             let error = try #require(throws: PostgresError.self) {
-                try connection.execute("INSERT INTO t VALUES ($1)", [1], purpose: "inserting 1 again")
+                try connection.execute("INSERT INTO t VALUES (\(1))", purpose: "inserting 1 again")
             }
             #expect(error.sqlState == "23505")
             #expect(error.detail == "Key (id)=(1) already exists.")
@@ -36,7 +36,7 @@ import Testing
     @Test func badIntegerTextIs22P02() throws {
         let connection = try serverConnection()
         let error = try #require(throws: PostgresError.self) {
-            try connection.query("SELECT $1::int", ["abc"], purpose: "parsing an int")
+            try connection.query("SELECT \(bind: "abc")::int", purpose: "parsing an int")
         }
         #expect(error.sqlState == "22P02")
         #expect(error.code == .queryFailed)
@@ -83,7 +83,7 @@ import Testing
             try connection.execute("CREATE TABLE t (id int)", purpose: "creating t")
             // generate_series(1, 5) inserts 5 rows; ids 4 and 5 are > 3, so 2 are updated.
             #expect(try connection.execute("INSERT INTO t SELECT generate_series(1, 5)", purpose: "filling") == 5)
-            #expect(try connection.execute("UPDATE t SET id = id + 10 WHERE id > $1", [3], purpose: "bumping") == 2)
+            #expect(try connection.execute("UPDATE t SET id = id + 10 WHERE id > \(3)", purpose: "bumping") == 2)
         }
     }
 }

@@ -9,14 +9,14 @@ import Testing
         var sum: Int64 = 0
         var stateAtFirstRow: String?
         let delivered = try connection.forEachRow(
-            "SELECT g AS id, 'row ' || g AS label FROM generate_series(1, $1::int) g",
-            [100_000], purpose: "streaming numbers"
+            "SELECT g AS id, 'row ' || g AS label FROM generate_series(1, \(100_000)::int) g",
+            purpose: "streaming numbers"
         ) { row in
             if count == 0 {
                 // The first row is in hand while the server is still sending the rest
                 // (≈3 MB, far more than the socket buffers): the query is still active.
                 stateAtFirstRow = try observer.query(
-                    "SELECT state FROM pg_stat_activity WHERE pid = $1", [connection.backendPID],
+                    "SELECT state FROM pg_stat_activity WHERE pid = \(connection.backendPID)",
                     purpose: "watching the streaming backend"
                 ).singleRow().string(0)
             }

@@ -159,14 +159,15 @@ import Testing
             let owner = try db.owner()
             try db.seed(users: 100, writtenBefore: Instant(rfc3339: "2026-02-15T00:00:00Z")!)
             let columns = Self.base.map(\.0)
-            let placeholders = Self.base.enumerated().map { "$\($0.offset + 2)::\($0.element.1)" }
-            let insert = "INSERT INTO user_settings (user_id, \(columns.joined(separator: ", "))) "
-                + "VALUES ($1::bigint, \(placeholders.joined(separator: ", ")))"
             func insertRow(id: Int64, changes: [String: String?]) throws {
-                let values: [(any PostgresParameter)?] = [id] + Self.base.map { column, _, value in
-                    changes.keys.contains(column) ? changes[column]! : value
+                var insert: SQLQuery = """
+                    INSERT INTO user_settings (user_id, \(unescaped: columns.joined(separator: ", "))) VALUES (\(id)::bigint
+                    """
+                for (column, type, value) in Self.base {
+                    insert += ", \(bind: changes.keys.contains(column) ? changes[column]! : value)::\(unescaped: type)"
                 }
-                try owner.execute(insert, values, purpose: "inserting a test row")
+                insert += ")"
+                try owner.execute(insert, purpose: "inserting a test row")
             }
             for (index, row) in Self.rows.enumerated() {
                 try insertRow(id: 1_000_001 + Int64(index), changes: row.changes)
@@ -192,8 +193,8 @@ import Testing
             // Strings the app wrote come back exactly, through COPY and JSON.
             let index = try #require(Self.rows.firstIndex { $0.what == "JSON-hostile preferences" })
             let stored = try owner.query(
-                "SELECT snapshot -> 'inputs' -> 'dietary_preferences' FROM plan_history WHERE user_id = $1",
-                [1_000_001 + Int64(index)], purpose: "reading the preferences").singleRow().string(0)
+                "SELECT snapshot -> 'inputs' -> 'dietary_preferences' FROM plan_history WHERE user_id = \(1_000_001 + Int64(index))",
+                purpose: "reading the preferences").singleRow().string(0)
             let decoded = try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [String]
             #expect(decoded == Self.oddPreferences)
             // No value of a row reaches the log: neither the hostile strings nor health data.
@@ -220,14 +221,14 @@ import Testing
 
     private func outcome(of userID: Int64, _ connection: PostgresConnection) throws -> Outcome? {
         let state = try connection.query(
-            "SELECT plan_date IS NOT NULL FROM plan_state WHERE user_id = $1", [userID], purpose: "reading state")
+            "SELECT plan_date IS NOT NULL FROM plan_state WHERE user_id = \(userID)", purpose: "reading state")
         guard state.count == 1 else { return nil }
         let rejections = try connection.query(
-            "SELECT field, message FROM plan_rejections WHERE user_id = $1 ORDER BY id", [userID],
+            "SELECT field, message FROM plan_rejections WHERE user_id = \(userID) ORDER BY id",
             purpose: "reading rejections"
         ).map { (try $0.string(0), try $0.string(1)) }
         let history = try connection.query(
-            "SELECT count(*) FROM plan_history WHERE user_id = $1 AND reasons = '{created}'", [userID],
+            "SELECT count(*) FROM plan_history WHERE user_id = \(userID) AND reasons = '{created}'",
             purpose: "reading history").singleRow().int(0)
         if try state.singleRow().bool(0) { return history == 1 && rejections.isEmpty ? .created : nil }
         return rejections.isEmpty ? .incomplete : .rejected(rejections)

@@ -23,8 +23,8 @@ import Testing
                 Int64(try tables.count(
                     """
                     SELECT min(user_id)::int FROM plan_state
-                    WHERE plan_date IS NOT NULL AND user_id BETWEEN $1 AND $2
-                    """, [range.lowerBound, range.upperBound]))
+                    WHERE plan_date IS NOT NULL AND user_id BETWEEN \(range.lowerBound) AND \(range.upperBound)
+                    """))
             }
             // A: read by the run before the app writes it again. B: not a candidate of the run,
             // written with an updated_at older than the watermark, committed mid-run.
@@ -43,18 +43,20 @@ import Testing
                     let app = try PostgresConnection(conninfo: conninfo)
                     for (user, weight, updatedAt) in writes {
                         try app.execute(
-                            "UPDATE user_settings SET current_weight_kg = $2::numeric, updated_at = $3 WHERE user_id = $1",
-                            [user, weight, updatedAt], purpose: "the app writing during the run")
+                            """
+                            UPDATE user_settings SET current_weight_kg = \(bind: weight)::numeric, updated_at = \(bind: updatedAt)
+                            WHERE user_id = \(user)
+                            """, purpose: "the app writing during the run")
                     }
                 }
             }
             try errors.check()
             func seen(_ user: Int64) throws -> String? {
-                try owner.query("SELECT seen_updated_at::text FROM plan_state WHERE user_id = $1", [user],
+                try owner.query("SELECT seen_updated_at::text FROM plan_state WHERE user_id = \(user)",
                                 purpose: "reading seen_updated_at").singleRow().optionalString(0)
             }
             func written(_ user: Int64) throws -> String {
-                try owner.query("SELECT updated_at::text FROM user_settings WHERE user_id = $1", [user],
+                try owner.query("SELECT updated_at::text FROM user_settings WHERE user_id = \(user)",
                                 purpose: "reading updated_at").singleRow().string(0)
             }
             // The run in progress did not see A's and B's writes, and B's is older than its watermark.
@@ -68,9 +70,10 @@ import Testing
             for (user, weight, _) in writes {
                 #expect(try seen(user) == written(user), "user \(user)")
                 let reported = try owner.query(
-                    "SELECT snapshot -> 'inputs' ->> 'weight_kg_reported' FROM plan_history WHERE user_id = $1 "
-                        + "ORDER BY plan_date DESC, seq DESC LIMIT 1",
-                    [user], purpose: "reading the current plan").singleRow().string(0)
+                    """
+                    SELECT snapshot -> 'inputs' ->> 'weight_kg_reported' FROM plan_history WHERE user_id = \(user)
+                    ORDER BY plan_date DESC, seq DESC LIMIT 1
+                    """, purpose: "reading the current plan").singleRow().string(0)
                 #expect(reported == weight, "user \(user)")
             }
             #expect(try tables.consistency().isConsistent)

@@ -63,8 +63,8 @@ import Testing
             let terminated = try owner.query(
                 """
                 SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity
-                WHERE application_name = 'plan-regen' AND usename = $1
-                """, [db.jobRole], purpose: "terminating the job's backend").singleRow().int(0)
+                WHERE application_name = 'plan-regen' AND usename = \(bind: db.jobRole)
+                """, purpose: "terminating the job's backend").singleRow().int(0)
             #expect(terminated == 1)
             let result = try job.waitForExit()
             #expect(result.status == 1)

@@ -11,8 +11,8 @@ import Testing
         var counts: [String: Int] = [:]
         for table in Self.tables {
             // table names are the constants above
-            counts[table] = try tables.count("SELECT count(*) FROM \(table) WHERE user_id = ANY($1::bigint[])",
-                                             [users.map(String.init)])
+            counts[table] = try tables.count(
+                "SELECT count(*) FROM \(identifier: table) WHERE user_id = ANY(\(users.map(String.init))::bigint[])")
         }
         return counts
     }
@@ -42,12 +42,16 @@ import Testing
             #expect(before["notification_outbox"]! >= 3)
             let othersBefore = try rows(of: Array(1...200).filter { !users.contains($0) }, tables)
             let healthValues = try owner.query(
-                "SELECT date_of_birth::text, current_weight_kg::text FROM user_settings WHERE user_id = ANY($1::bigint[])",
-                [users.map(String.init)], purpose: "reading health values"
+                """
+                SELECT date_of_birth::text, current_weight_kg::text FROM user_settings
+                WHERE user_id = ANY(\(users.map(String.init))::bigint[])
+                """,
+                purpose: "reading health values"
             ).flatMap { [try $0.string(0), try $0.string(1)] }
             // The app deletes its rows first — except user 2's, to see the warning.
-            try owner.execute("DELETE FROM user_settings WHERE user_id = ANY($1::bigint[]) AND user_id <> 2",
-                              [users.map(String.init)], purpose: "the app deleting its rows")
+            try owner.execute(
+                "DELETE FROM user_settings WHERE user_id = ANY(\(users.map(String.init))::bigint[]) AND user_id <> 2",
+                purpose: "the app deleting its rows")
 
             let result = try JobProcess.run(["forget", "--database-url", db.jobConninfo]
                                             + users.flatMap { ["--user", String($0)] })

@@ -119,7 +119,7 @@ import TestSupport
         let result = try job.waitForExit()
         #expect(result.killed && result.status == SIGKILL, "kill point \(point) not reached: \(result.stderr)")
         try waitUntil("the killed run's backend to end") {
-            try tables.count("SELECT count(*) FROM pg_stat_activity WHERE usename = $1", [db.jobRole]) == 0
+            try tables.count("SELECT count(*) FROM pg_stat_activity WHERE usename = \(bind: db.jobRole)") == 0
         }
         let consistency = try tables.consistency()
         #expect(consistency.isConsistent, "after kill point \(point): \(consistency)")

@@ -13,7 +13,7 @@ import Testing
             try db.seed(users: 5, writtenBefore: Instant(rfc3339: "2026-03-01T00:00:00Z")!)
             let job = try db.asJob()
             #expect(try job.query("SELECT count(*) FROM user_settings", purpose: "reading").singleRow().int(0) == 5)
-            let forbidden = [
+            let forbidden: [SQLQuery] = [
                 "UPDATE user_settings SET gender = 'other'",
                 "INSERT INTO user_settings (user_id) VALUES (99)",
                 "DELETE FROM user_settings",
@@ -26,10 +26,10 @@ import Testing
                 "INSERT INTO plan_regen_migrations (name, checksum) VALUES ('x', 'y')",
             ]
             for statement in forbidden {
-                let error = try #require(throws: PostgresError.self, "\(statement)") {
+                let error = try #require(throws: PostgresError.self, "\(statement.sql)") {
                     try job.execute(statement, purpose: "trying what the job may not do")
                 }
-                #expect(error.sqlState == "42501", "\(statement): \(error)")
+                #expect(error.sqlState == "42501", "\(statement.sql): \(error)")
             }
         }
     }
@@ -57,19 +57,20 @@ import Testing
         let database = try TestDatabase.create()
         let admin = try TestDatabase.adminConnection()
         let suffix = database.name.dropFirst(2)
-        let appOwner = try admin.escapeIdentifier("app_\(suffix)")
+        let appOwner = "app_\(suffix)"
         let migrator = "mig_\(suffix)"
         defer {
             try? database.drop()
-            _ = try? admin.execute("DROP ROLE IF EXISTS \(appOwner)", purpose: "dropping a test role")
-            _ = try? admin.execute("DROP ROLE IF EXISTS \(try admin.escapeIdentifier(migrator))", purpose: "dropping a test role")
+            _ = try? admin.execute("DROP ROLE IF EXISTS \(identifier: appOwner)", purpose: "dropping a test role")
+            _ = try? admin.execute("DROP ROLE IF EXISTS \(identifier: migrator)", purpose: "dropping a test role")
         }
-        try admin.execute("CREATE ROLE \(appOwner) NOLOGIN", purpose: "creating the app's owner")
-        try admin.execute("CREATE ROLE \(try admin.escapeIdentifier(migrator)) LOGIN", purpose: "creating the job's owner")
+        try admin.execute("CREATE ROLE \(identifier: appOwner) NOLOGIN", purpose: "creating the app's owner")
+        try admin.execute("CREATE ROLE \(identifier: migrator) LOGIN", purpose: "creating the job's owner")
         let owner = try database.connect()
         for migration in Migration.reference { try owner.executeScript(migration.sql, purpose: "creating the app's table") }
-        try owner.execute("ALTER TABLE user_settings OWNER TO \(appOwner)", purpose: "handing user_settings to the app")
-        try owner.execute("GRANT CREATE ON SCHEMA public TO \(try owner.escapeIdentifier(migrator))",
+        try owner.execute("ALTER TABLE user_settings OWNER TO \(identifier: appOwner)",
+        purpose: "handing user_settings to the app")
+        try owner.execute("GRANT CREATE ON SCHEMA public TO \(identifier: migrator)",
                           purpose: "letting the job's owner create its tables")
         // plan_regen_job exists already (other databases of the cluster made it), as a DBA would have.
         try admin.executeScript(

@@ -46,7 +46,7 @@ import Testing
             #expect(overlapping.stderr.contains("status=held_by_others"))
             #expect(overlapping.stdoutLines.isEmpty)
             let firstRun = try #require(first.runID)
-            #expect(try tables.count("SELECT count(*) FROM plan_history WHERE run_id <> $1", [firstRun]) == 0)
+            #expect(try tables.count("SELECT count(*) FROM plan_history WHERE run_id <> \(firstRun)") == 0)
             let consistency = try tables.consistency()
             #expect(consistency.isConsistent, "\(consistency)")
             #expect(try tables.count("SELECT count(*) FROM plan_state") == 400)

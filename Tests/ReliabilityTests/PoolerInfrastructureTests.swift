@@ -61,7 +61,8 @@ import Glibc
             defer { bouncer.stop() }
             var client: PostgresConnection? = try bouncer.connect(database: database.name)
             let backend = try #require(client).query(
-                "SELECT pg_backend_pid() FROM pg_advisory_lock(4242)", purpose: "taking a session lock through the pooler"
+                "SELECT pg_backend_pid() FROM pg_advisory_lock(4242)",
+                purpose: "taking a session lock through the pooler"
             ).singleRow().int32(0)
             client = nil
             try waitUntil("pgbouncer to see the client go", limitSeconds: 10) {
@@ -281,22 +282,22 @@ import Glibc
         try connection.query(
             """
             SELECT pid FROM pg_locks
-            WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = $1
+            WHERE locktype = 'advisory' AND granted AND classid = 0 AND objid = \(key)
               AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
             ORDER BY pid
-            """, [key], purpose: "reading advisory locks"
+            """, purpose: "reading advisory locks"
         ).map { try $0.int32(0) }
     }
 
     /// pg_stat_activity's state of backend `pid`, nil when it has ended.
     static func state(of pid: Int32, on connection: PostgresConnection) throws -> String? {
         let rows = try connection.query(
-            "SELECT coalesce(state, '') FROM pg_stat_activity WHERE pid = $1", [pid], purpose: "reading a backend's state")
+            "SELECT coalesce(state, '') FROM pg_stat_activity WHERE pid = \(pid)", purpose: "reading a backend's state")
         return try rows.first.map { try $0.string(0) }
     }
 
     static func count(_ table: String, on connection: PostgresConnection) throws -> Int {
-        try connection.query("SELECT count(*) FROM \(table)", purpose: "counting \(table)").singleRow().int(0)
+        try connection.query("SELECT count(*) FROM \(identifier: table)", purpose: "counting \(table)").singleRow().int(0)
     }
 
     /// The SQLSTATE `body` fails with, nil when it succeeds.
@@ -305,7 +306,7 @@ import Glibc
             try body()
             return nil
         } catch let error as PostgresError {
-            return error.sqlState ?? error.code.description
+            return error.sqlState?.code ?? error.code.description
         }
     }
 

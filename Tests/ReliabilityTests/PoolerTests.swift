@@ -145,16 +145,16 @@ import Testing
                     try tables.connection.execute(
                         """
                         UPDATE user_settings SET current_weight_kg = current_weight_kg - 2,
-                               updated_at = '2026-03-02T09:00:00Z' WHERE user_id = $1
-                        """, [changed], purpose: "the app changing a user")
+                               updated_at = '2026-03-02T09:00:00Z' WHERE user_id = \(changed)
+                        """, purpose: "the app changing a user")
                     let nextDay = try JobProcess.run(["run", "--database-url", url, "--as-of", "2026-03-03T12:00:00Z",
                                                       "--notifications", files[0]])
                     #expect(nextDay.status == 0, "\(nextDay.stderr)")
                     let reasons = try tables.connection.query(
                         """
                         SELECT array_to_string(reasons, ',') FROM plan_history
-                        WHERE user_id = $1 ORDER BY plan_date DESC, seq DESC LIMIT 1
-                        """, [changed], purpose: "the user's latest plan").singleRow().string(0)
+                        WHERE user_id = \(changed) ORDER BY plan_date DESC, seq DESC LIMIT 1
+                        """, purpose: "the user's latest plan").singleRow().string(0)
                     #expect(reasons.contains("settings_changed"))
                     #expect(try tables.heldClaims() == 0)
                 }

@@ -11,7 +11,7 @@ import Testing
             try db.seed(users: 20, writtenBefore: .init(rfc3339: "2026-03-01T00:00:00Z")!)
             // The database has not had the binary's newest migration yet.
             let newest = try #require(Migration.planRegen.last).name
-            try db.owner().execute("DELETE FROM plan_regen_migrations WHERE name = $1", [newest],
+            try db.owner().execute("DELETE FROM plan_regen_migrations WHERE name = \(bind: newest)",
                                    purpose: "forgetting the newest migration")
             let result = try db.run(asOf)
             #expect(result.status == 1)

@@ -53,9 +53,9 @@ import Testing
                         for connection in [try reference.owner(), try cluster.connect(database: "app")] {
                             try connection.execute(
                                 """
-                                UPDATE user_settings SET current_weight_kg = current_weight_kg - 0.5, updated_at = $2
-                                WHERE user_id % 53 = $1
-                                """, [day, asOf.postgresText], purpose: "the app changing users on day \(day)")
+                                UPDATE user_settings SET current_weight_kg = current_weight_kg - 0.5, updated_at = \(asOf)
+                                WHERE user_id % 53 = \(day)
+                                """, purpose: "the app changing users on day \(day)")
                         }
                     }
                     let arguments = ["--as-of", asOf.rfc3339, "--batch-size", "20"]

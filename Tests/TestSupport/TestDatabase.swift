@@ -62,7 +62,7 @@ public struct TestDatabase: Sendable {
         let suffix = (0..<16).map { _ in String(random.next(upperBound: UInt8(16)), radix: 16) }.joined()
         let name = "t_\(suffix)"
         try admin.execute(
-            "CREATE DATABASE \(try admin.escapeIdentifier(name))",
+            "CREATE DATABASE \(identifier: name)",
             purpose: "creating test database \(name)")
         let conninfo = [
             ("host", admin.host), ("port", admin.port), ("user", admin.user), ("dbname", name),
@@ -77,7 +77,7 @@ public struct TestDatabase: Sendable {
     public func drop() throws {
         let admin = try Self.adminConnection()
         try admin.execute(
-            "DROP DATABASE IF EXISTS \(try admin.escapeIdentifier(name)) WITH (FORCE)",
+            "DROP DATABASE IF EXISTS \(identifier: name) WITH (FORCE)",
             purpose: "dropping test database \(name)")
     }
 

@@ -73,11 +73,11 @@ final class RunDriver {
             INSERT INTO user_settings (user_id, date_of_birth, gender, height_cm, current_weight_kg,
                 target_weight_kg, primary_goal, activity_level, meals_per_day, timezone,
                 onboarding_completed, updated_at)
-            VALUES ($1, $2::date, $3, $4::numeric, $5::numeric, $6::numeric, $7, $8, $9, $10, $11, $12)
+            VALUES (\(user.userID), \(bind: user.dateOfBirth)::date, \(bind: user.gender), \(bind: user.heightCm)::numeric,
+                    \(bind: user.currentWeightKg)::numeric, \(bind: user.targetWeightKg)::numeric, \(bind: user.primaryGoal),
+                    \(bind: user.activityLevel), \(user.mealsPerDay), \(bind: user.timezone), \(user.onboardingCompleted),
+                    \(user.updatedAt))
             """,
-            [user.userID, user.dateOfBirth, user.gender, user.heightCm, user.currentWeightKg,
-             user.targetWeightKg, user.primaryGoal, user.activityLevel, user.mealsPerDay, user.timezone,
-             user.onboardingCompleted, user.updatedAt.postgresText],
             purpose: "inserting test user \(user.userID)")
     }
 
@@ -89,8 +89,10 @@ final class RunDriver {
     /// The app writes `value` into `column` (a literal column name) of `userID`'s row at `at`.
     func update(_ userID: Int64, column: String, to value: String?, cast: String = "text", at: Instant) throws {
         let updated = try connection.execute(
-            "UPDATE user_settings SET \(column) = $2::\(cast), updated_at = $3 WHERE user_id = $1",
-            [userID, value, at.postgresText], purpose: "updating \(column) of test user \(userID)")
+            """
+            UPDATE user_settings SET \(identifier: column) = \(bind: value)::\(unescaped: cast), updated_at = \(at)
+            WHERE user_id = \(userID)
+            """, purpose: "updating \(column) of test user \(userID)")
         #expect(updated == 1, "user \(userID) has no row to update")
     }
 
@@ -121,12 +123,12 @@ final class RunDriver {
             """
             SELECT status, due, created, changed, unchanged, skipped_incomplete, rejected, notifications,
                    unknown_users,
-                   (SELECT count(*) FROM plan_history WHERE run_id = $1 AND previous IS NULL),
-                   (SELECT count(*) FROM plan_history WHERE run_id = $1 AND previous IS NOT NULL),
-                   (SELECT count(*) FROM notification_outbox WHERE run_id = $1),
-                   (SELECT count(DISTINCT user_id) FROM plan_rejections WHERE run_id = $1)
-            FROM plan_runs WHERE run_id = $1
-            """, [runID], purpose: "reading run \(runID) and the rows it wrote").singleRow()
+                   (SELECT count(*) FROM plan_history WHERE run_id = \(runID) AND previous IS NULL),
+                   (SELECT count(*) FROM plan_history WHERE run_id = \(runID) AND previous IS NOT NULL),
+                   (SELECT count(*) FROM notification_outbox WHERE run_id = \(runID)),
+                   (SELECT count(DISTINCT user_id) FROM plan_rejections WHERE run_id = \(runID))
+            FROM plan_runs WHERE run_id = \(runID)
+            """, purpose: "reading run \(runID) and the rows it wrote").singleRow()
         let c = summary.counts
         #expect(try row.string(0) == summary.status.rawValue)
         let recorded = try (1...8).map { try row.int($0) }
@@ -167,9 +169,9 @@ final class RunDriver {
                    snapshot->'inputs'->>'weight_kg_basis', previous IS NULL,
                    coalesce((SELECT string_agg(e->>'path', ',' ORDER BY e->>'path')
                              FROM jsonb_array_elements(diff) e), '')
-            FROM plan_history WHERE $1::bigint IS NULL OR user_id = $1
+            FROM plan_history WHERE \(userID)::bigint IS NULL OR user_id = \(userID)
             ORDER BY user_id, plan_date, seq
-            """, [userID], purpose: "reading plan_history"
+            """, purpose: "reading plan_history"
         ).map { r in
             HistoryRow(
                 userID: try r.int64(0), planDate: try #require(LocalDate(iso8601: try r.string(1))),
@@ -188,8 +190,8 @@ final class RunDriver {
             """
             SELECT last_evaluated_date::text, (extract(epoch FROM next_check_at) * 1000000)::int8,
                    updated_by_run, history_rows_on_plan_date
-            FROM plan_state WHERE user_id = $1
-            """, [userID], purpose: "reading plan_state of \(userID)")
+            FROM plan_state WHERE user_id = \(userID)
+            """, purpose: "reading plan_state of \(userID)")
         guard let r = result.first else { return nil }
         return StateRow(
             lastEvaluatedDate: try r.optionalString(0).flatMap { LocalDate(iso8601: $0) },
@@ -200,8 +202,8 @@ final class RunDriver {
     /// `plan_rejections` rows of `userID`, in the order written: (run, field, message).
     func rejections(of userID: Int64) throws -> [(runID: Int64, field: String, message: String)] {
         try connection.query(
-            "SELECT run_id, field, message FROM plan_rejections WHERE user_id = $1 ORDER BY id",
-            [userID], purpose: "reading plan_rejections"
+            "SELECT run_id, field, message FROM plan_rejections WHERE user_id = \(userID) ORDER BY id",
+            purpose: "reading plan_rejections"
         ).map { (try $0.int64(0), try $0.string(1), try $0.string(2)) }
     }
 

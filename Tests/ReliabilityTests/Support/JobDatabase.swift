@@ -53,11 +53,11 @@ struct JobDatabase: Sendable {
                     + "unique_violation THEN NULL; END $$",
                 purpose: "making sure plan_regen_job exists")
             try admin.execute(
-                "CREATE ROLE \(try admin.escapeIdentifier(role)) LOGIN IN ROLE plan_regen_job",
+                "CREATE ROLE \(identifier: role) LOGIN IN ROLE plan_regen_job",
                 purpose: "creating the job's login role")
             defer {
                 _ = try? TestDatabase.adminConnection().execute(
-                    "DROP ROLE IF EXISTS \(try admin.escapeIdentifier(role))", purpose: "dropping the job's login role")
+                    "DROP ROLE IF EXISTS \(identifier: role)", purpose: "dropping the job's login role")
             }
             let jobDatabase = JobDatabase(database: database, jobRole: role)
             defer { try? jobDatabase.disconnectJobSessions() }
@@ -73,7 +73,7 @@ struct JobDatabase: Sendable {
     /// Ends every session of the job's role, so the database and the role can be dropped.
     func disconnectJobSessions() throws {
         _ = try owner().query(
-            "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE usename = $1",
-            [jobRole], purpose: "ending the job's sessions")
+            "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE usename = \(bind: jobRole)",
+            purpose: "ending the job's sessions")
     }
 }

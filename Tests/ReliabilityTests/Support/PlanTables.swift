@@ -71,8 +71,8 @@ struct PlanTables {
         return rows
     }
 
-    func count(_ sql: String, _ parameters: [(any PostgresParameter)?] = []) throws -> Int {
-        try connection.query(sql, parameters, purpose: "counting").singleRow().int(0)
+    func count(_ sql: SQLQuery) throws -> Int {
+        try connection.query(sql, purpose: "counting").singleRow().int(0)
     }
 
     /// Signs of a half-done batch; all zero when history, state and outbox agree.
@@ -108,7 +108,7 @@ struct PlanTables {
             pendingNotifications: try count("SELECT count(*) FROM notification_outbox_lines WHERE emitted_at IS NULL"))
     }
 
-    private func strings(_ sql: String, purpose: String) throws -> [String] {
+    private func strings(_ sql: SQLQuery, purpose: String) throws -> [String] {
         var values: [String] = []
         try connection.forEachRow(sql, purpose: purpose) { row in
             values.append(try row.string(0))

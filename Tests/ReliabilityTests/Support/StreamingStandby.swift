@@ -118,7 +118,7 @@ final class StreamingStandby {
         let standby = try connect()
         try waitUntil("the standby to replay the primary's WAL up to \(target)", limitSeconds: limitSeconds) {
             try standby.query(
-                "SELECT coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false)", [target],
+                "SELECT coalesce(pg_last_wal_replay_lsn() >= \(bind: target)::pg_lsn, false)",
                 purpose: "reading the standby's replay position").singleRow().bool(0)
         }
     }
