@@ -13,7 +13,7 @@ struct BatchOutcome {
 
 extension NightlyRunner {
     /// Loads and evaluates one batch of users; pure apart from the one read.
-    func process(_ userIDs: [Int64], store: PlanStore, after partitionGuard: PartitionGuard? = nil,
+    func process(_ userIDs: [Int64], store: any RunStore, after partitionGuard: PartitionGuard? = nil,
                  options: RunOptions, manual: Bool, logger: Logger) throws -> BatchOutcome {
         var outcome = BatchOutcome()
         for user in try store.loadUsers(userIDs, after: partitionGuard) {

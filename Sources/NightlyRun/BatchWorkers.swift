@@ -89,7 +89,7 @@ extension NightlyRunner {
     ///
     /// After a worker fails, the others finish their batch in flight (committed and
     /// emitted) and stop; the first error is thrown.
-    func processBatches(_ queue: BatchQueue, mainStore: PlanStore, runID: Int64, options: RunOptions,
+    func processBatches(_ queue: BatchQueue, mainStore: any RunStore, runID: Int64, options: RunOptions,
                         manual: Bool, claims: ClaimKeeper?, logger: Logger) throws -> BatchesDone {
         let workers = min(options.workers, max(1, (queue.candidateCount + queue.batchSize - 1) / queue.batchSize))
         let worker = BatchWorker(runner: self, queue: queue, runID: runID, options: options, manual: manual,
@@ -101,15 +101,15 @@ extension NightlyRunner {
             WorkerThreads.run(count: workers, name: "worker") { index in
                 var workerLogger = logger
                 workerLogger[metadataKey: "worker"] = "\(index)"
-                let store: PlanStore
+                let store: any RunStore
                 do {
-                    store = PlanStore(connection: try connect(), timeouts: timeouts)
+                    store = try stores.worker()
                 } catch {
                     queue.state.withLock { if $0.failure == nil { $0.failure = error } }
                     return
                 }
                 worker.work(store: store, logger: workerLogger)
-                queue.state.withLock { $0.done.workerRoundTrips += store.connection.roundTrips }
+                queue.state.withLock { $0.done.workerRoundTrips += store.roundTrips }
             }
         }
         return try queue.state.withLock { state in
@@ -130,13 +130,13 @@ struct BatchWorker: Sendable {
 
     /// Takes batches until none is left. Each batch is one transaction — fence, load,
     /// evaluate, write — then its notification lines are emitted and marked emitted.
-    func work(store: PlanStore, logger: Logger) {
+    func work(store: any RunStore, logger: Logger) {
         do {
             if !options.dryRun { try store.ensureHistoryPartitions(for: Self.likelyPlanDates(at: options.asOf)) }
             while let batch = queue.next(stopRequested: options.stopRequested) {
-                let roundTripsBefore = store.connection.roundTrips
+                let roundTripsBefore = store.roundTrips
                 let outcome = try process(batch, store: store, logger: logger)
-                let roundTrips = store.connection.roundTrips - roundTripsBefore
+                let roundTrips = store.roundTrips - roundTripsBefore
                 logger.debug("batch done", metadata: ["users": "\(batch.count)", "round_trips": "\(roundTrips)"])
                 queue.state.withLock { state in
                     state.done.usersDone += batch.count
@@ -156,7 +156,7 @@ struct BatchWorker: Sendable {
 
     /// One batch: a dry run only reads and reports; a real one writes in one transaction
     /// and then emits.
-    private func process(_ batch: [Int64], store: PlanStore, logger: Logger) throws -> BatchOutcome {
+    private func process(_ batch: [Int64], store: any RunStore, logger: Logger) throws -> BatchOutcome {
         if options.dryRun {
             let outcome = try runner.process(batch, store: store, options: options, manual: manual, logger: logger)
             try runner.report.emit(outcome.reportLines)
@@ -165,7 +165,7 @@ struct BatchWorker: Sendable {
         let partitions = UserPartitions.partitions(of: batch)
         while true {
             var missingMonths: [LocalDate] = []
-            let written = try store.connection.withTransaction { _ -> (BatchOutcome, Int64?)? in
+            let written = try store.inTransaction { () -> (BatchOutcome, Int64?)? in
                 // Before the users are read (in the same round trip): a run that lost its
                 // claim stops here, and a manual rerun waits for the batch in flight of a
                 // scheduled run.
@@ -210,7 +210,7 @@ extension NightlyRunner {
     /// connection of its own, at once: at a million users the selection (a scan of
     /// `user_settings`, a million ids sent) took 2.5 s on one core while the other idled.
     /// Each share is one statement, so its watermark comes from the rows it selected.
-    func selectDueUsers(of held: [Int], changedSince: Instant?, store: PlanStore, options: RunOptions) throws
+    func selectDueUsers(of held: [Int], changedSince: Instant?, store: any RunStore, options: RunOptions) throws
         -> (candidates: [[Int64]], watermarks: [(partitions: [Int], newest: Instant)], roundTrips: Int, connections: Int) {
         let shareCount = min(options.workers, held.count)
         guard shareCount > 1 else {
@@ -224,10 +224,10 @@ extension NightlyRunner {
         let selectionRoundTrips = Atomic<Int>(0)
         WorkerThreads.run(count: shareCount, name: "select") { share in
             let selection = Result {
-                let store = PlanStore(connection: try connect(), timeouts: timeouts)
+                let store = try stores.worker()
                 let selection = try store.dueUsers(asOf: options.asOf, partitions: shares[share],
                                                    changedSince: changedSince)
-                selectionRoundTrips.add(store.connection.roundTrips, ordering: .relaxed)
+                selectionRoundTrips.add(store.roundTrips, ordering: .relaxed)
                 return selection
             }
             selections.withLock { $0[share] = selection }

@@ -33,14 +33,14 @@ final class ClaimKeeper: Sendable {
     var partitions: [Int] { state.withLock { $0.partitions } }
 
     /// Renews the claims on `store`'s connection.
-    func renew(using store: PlanStore) throws {
+    func renew(using store: any RunStore) throws {
         let partitions = self.partitions
         try store.renewClaims(partitions, runID: runID, ttl: ttl)
         state.withLock { $0.lastRenewal = DispatchTime.now() }
     }
 
     /// Renews the claims if a quarter of the TTL has passed since the last renewal.
-    func renewIfDue(using store: PlanStore) throws {
+    func renewIfDue(using store: any RunStore) throws {
         let quarter = UInt64(TransactionSettings.milliseconds(ttl)) * 1_000_000 / 4
         let due = state.withLock { state -> Bool in
             guard DispatchTime.now().uptimeNanoseconds - state.lastRenewal.uptimeNanoseconds >= quarter else {

@@ -44,20 +44,17 @@ public struct RunSummary: Sendable {
 /// batch transaction checks the claims first (the fence), then loads its users and writes
 /// their plans, so what it writes always follows from what is committed.
 public struct NightlyRunner: Sendable {
-    /// Opens a new database connection (one per worker).
-    public let connect: @Sendable () throws -> PostgresConnection
-    public let timeouts: PlanStore.Timeouts
+    /// Opens the run's stores: its main one, one per worker (RunStore.swift).
+    public let stores: RunStores
     public let zones: ZoneDatabase
     public let logger: Logger
     public let notifications: NotificationSink
     /// Where `--dry-run` prints what it would write (stdout).
     public let report: LineWriter
 
-    public init(connect: @escaping @Sendable () throws -> PostgresConnection,
-                timeouts: PlanStore.Timeouts = PlanStore.Timeouts(), zones: ZoneDatabase, logger: Logger,
-                notifications: NotificationSink, report: LineWriter) {
-        self.connect = connect
-        self.timeouts = timeouts
+    public init(stores: RunStores, zones: ZoneDatabase, logger: Logger, notifications: NotificationSink,
+                report: LineWriter) {
+        self.stores = stores
         self.zones = zones
         self.logger = logger
         self.notifications = notifications
@@ -67,7 +64,7 @@ public struct NightlyRunner: Sendable {
     public func run(_ options: RunOptions) throws -> RunSummary {
         let started = DispatchTime.now()
         var summary = RunSummary()
-        let store = try PlanStore.open(connect(), for: options.dryRun ? .readOnly : .readWrite, timeouts: timeouts)
+        let store = try stores.main(options.dryRun ? .readOnly : .readWrite)
         if !options.dryRun, let limit = options.asOfLeadLimit {
             try refuseIfAhead(options.asOf, limit: limit, store: store)
         }
@@ -149,7 +146,7 @@ public struct NightlyRunner: Sendable {
             }
             if !options.dryRun, !manual, !summary.stoppedEarly, !newWatermarks.isEmpty {
                 // Fenced: only the holder of the partitions may move their watermarks.
-                try store.connection.withTransaction { _ in
+                try store.inTransaction {
                     try store.fenceClaims(held, runID: runID)
                     for watermark in newWatermarks {
                         try store.advanceWatermarks(of: watermark.partitions, to: watermark.newest)
@@ -169,7 +166,7 @@ public struct NightlyRunner: Sendable {
                                 durationMs: summary.durationMs, error: nil)
             if claims != nil { try store.releaseClaims(runID: runID) }
         }
-        summary.roundTrips += store.connection.roundTrips
+        summary.roundTrips += store.roundTrips
         for userID in summary.unknownUsers {
             runLogger.error("no user_settings row for requested user; nothing done",
                             metadata: ["user_id": "\(userID)"])
@@ -179,8 +176,8 @@ public struct NightlyRunner: Sendable {
 
     /// Throws `RunError.asOfAhead` when `asOf` is more than `limit` ahead of the database's
     /// clock, before the run writes anything (not even its `plan_runs` row).
-    private func refuseIfAhead(_ asOf: Instant, limit: Duration, store: PlanStore) throws {
-        let databaseNow = try store.openedAt ?? store.databaseNow()
+    private func refuseIfAhead(_ asOf: Instant, limit: Duration, store: any RunStore) throws {
+        let databaseNow = try store.databaseNow()
         let leadSeconds = (asOf.microsecondsSinceEpoch - databaseNow.microsecondsSinceEpoch) / 1_000_000
         if leadSeconds > limit.components.seconds {
             throw RunError.asOfAhead(asOf: asOf, databaseNow: databaseNow, limitSeconds: limit.components.seconds)
@@ -189,7 +186,7 @@ public struct NightlyRunner: Sendable {
 
     /// Claims the free partitions of `wanted` (taking over those of runs that died or
     /// whose claims expired) and reports, never silently, those other runs hold.
-    private func claim(_ wanted: [Int], keeper: ClaimKeeper, store: PlanStore, summary: inout RunSummary,
+    private func claim(_ wanted: [Int], keeper: ClaimKeeper, store: any RunStore, summary: inout RunSummary,
                        options: RunOptions, logger: Logger) throws -> [Int] {
         let runID = keeper.runID
         let dead = Set(try store.partitionHolders(wanted, except: runID)
@@ -238,9 +235,9 @@ public struct NightlyRunner: Sendable {
     /// Closes the run's row as failed and gives up its claims, on a fresh connection when
     /// the run's own is gone. Best effort: the database may be what failed; then the row
     /// stays `running` (a later run marks it `abandoned`) and the claims expire.
-    private func recordFailure(of runID: Int64, summary: RunSummary, error: Error, store: PlanStore) {
+    private func recordFailure(of runID: Int64, summary: RunSummary, error: Error, store: any RunStore) {
         guard runID != 0 else { return }
-        let target = store.connection.isUsable ? store : (try? connect()).map { PlanStore(connection: $0, timeouts: timeouts) }
+        let target = store.isUsable ? store : try? stores.worker()
         guard let target else { return }
         try? target.finishRun(runID, status: .failed, counts: summary.counts,
                               partitionsHeldByOthers: summary.heldByOthers.count,
@@ -251,7 +248,7 @@ public struct NightlyRunner: Sendable {
     /// Emits every outbox line pending for `partitions` (left by a killed run or a broken
     /// pipe), marking each chunk emitted after it is flushed. Returns how many lines were
     /// emitted.
-    private func emitPending(partitions: [Int], store: PlanStore, runID: Int64) throws -> Int {
+    private func emitPending(partitions: [Int], store: any RunStore, runID: Int64) throws -> Int {
         var emitted = 0
         while true {
             let pending = try store.pendingNotifications(partitions: partitions, limit: 5000)

@@ -150,7 +150,7 @@ struct RunCommand: ParsableCommand {
             #endif
             let connection = self.connection
             let runner = NightlyRunner(
-                connect: { try connection.connect() }, timeouts: connection.timeouts, zones: zones,
+                stores: .postgres(connect: { try connection.connect() }, timeouts: connection.timeouts), zones: zones,
                 logger: logger, notifications: sink, report: .standardOutput())
             summary = try runner.run(RunOptions(
                 asOf: runAsOf,

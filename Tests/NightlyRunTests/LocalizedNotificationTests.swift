@@ -32,7 +32,7 @@ import Testing
             defer { try? FileManager.default.removeItem(at: file) }
             let conninfo = database.conninfo
             let runner = NightlyRunner(
-                connect: { try PostgresConnection(conninfo: conninfo) }, zones: try ZoneDatabase.loadSystem(),
+                stores: .postgres(connect: { try PostgresConnection(conninfo: conninfo) }), zones: try ZoneDatabase.loadSystem(),
                 logger: Logger(label: "locale-tests") { _ in SwiftLogNoOpLogHandler() },
                 notifications: try NotificationSink.appending(toFile: file.path),
                 report: try LineWriter.appending(toFile: "/dev/null"))

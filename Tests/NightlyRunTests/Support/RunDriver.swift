@@ -106,7 +106,7 @@ final class RunDriver {
              shard: Shard? = nil, overlapLimit: Duration = .seconds(3600)) throws -> RunSummary {
         let conninfo = database.conninfo
         let runner = NightlyRunner(
-            connect: { try PostgresConnection(conninfo: conninfo) }, zones: zones,
+            stores: .postgres(connect: { try PostgresConnection(conninfo: conninfo) }), zones: zones,
             logger: Logger(label: "nightly-run-tests") { _ in SwiftLogNoOpLogHandler() },
             notifications: try notifications ?? NotificationSink.appending(toFile: notificationsPath),
             report: try LineWriter.appending(toFile: reportPath))

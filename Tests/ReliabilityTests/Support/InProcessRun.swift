@@ -20,7 +20,7 @@ struct InProcessRun {
             .appendingPathComponent("plan-regen-notifications-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: notifications) }
         let runner = NightlyRunner(
-            connect: { try PostgresConnection(conninfo: conninfo) },
+            stores: .postgres(connect: { try PostgresConnection(conninfo: conninfo) }),
             zones: try ZoneDatabase.loadSystem(),
             logger: Logger(label: "reliability-test") { _ in SwiftLogNoOpLogHandler() },
             notifications: try NotificationSink.appending(toFile: notifications.path),

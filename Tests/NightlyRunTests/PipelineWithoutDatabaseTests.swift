@@ -1,0 +1,101 @@
+import Foundation
+import Logging
+@testable import NightlyRun
+import PlanRules
+@testable import PlanStore
+import Synchronization
+import Testing
+
+/// The pipeline's decisions driven through the `RunStore` seam, without a database: what
+/// a run does when the store fails under it is easiest to stage here.
+@Suite struct PipelineWithoutDatabaseTests {
+    static let asOf = Instant(rfc3339: "2026-05-01T00:30:00Z")!
+
+    /// A run whose claim is lost at its third batch (another run took its partitions
+    /// over) stops there: the two batches before it stay written and emitted, the run is
+    /// recorded failed, its claims released, and the error says what happened.
+    @Test func aRunThatLosesItsClaimStopsAndRecordsItsFailure() throws {
+        let store = InMemoryRunStore(users: 1...10, loseClaimAtBatch: 3)
+        let lines = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-\(UUID()).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: lines) }
+        let runner = NightlyRunner(
+            stores: RunStores(main: { _ in store }, worker: { store }), zones: try ZoneDatabase.loadSystem(),
+            logger: Logger(label: "pipeline-tests") { _ in SwiftLogNoOpLogHandler() },
+            notifications: try NotificationSink.appending(toFile: lines), report: try LineWriter.appending(toFile: "/dev/null"))
+        #expect(throws: StoreError.self) {
+            try runner.run(RunOptions(asOf: Self.asOf, batchSize: 2, workers: 1))
+        }
+        let recorded = store.state.withLock { $0 }
+        #expect(recorded.writtenBatches == 2)
+        #expect(recorded.emittedBatches == 2)
+        #expect(recorded.finished == .failed)
+        #expect(recorded.released)
+        let emitted = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n")
+        #expect(emitted.count == 4, "the two written batches' notifications, and no more")
+    }
+}
+
+/// Users 1…n, all new, in a store that forgets nothing and loses the run's claim at one
+/// batch's fence.
+final class InMemoryRunStore: RunStore, @unchecked Sendable {
+    struct Recorded {
+        var batches = 0
+        var writtenBatches = 0
+        var emittedBatches = 0
+        var finished: RunStatus?
+        var released = false
+    }
+
+    let users: ClosedRange<Int64>
+    let loseClaimAtBatch: Int
+    let state = Mutex(Recorded())
+
+    init(users: ClosedRange<Int64>, loseClaimAtBatch: Int) {
+        self.users = users
+        self.loseClaimAtBatch = loseClaimAtBatch
+    }
+
+    var roundTrips: Int { 0 }
+    var isUsable: Bool { true }
+    func databaseNow() throws -> Instant { PipelineWithoutDatabaseTests.asOf }
+    func inTransaction<T>(_ body: () throws -> T) throws -> T { try body() }
+    func startRun(_ record: RunRecord) throws -> Int64 { 1 }
+    func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, partitionsHeldByOthers: Int,
+                   durationMs: Int64, error: String?) throws { state.withLock { $0.finished = status } }
+    func runningRuns(except runID: Int64) throws -> [(runID: Int64, processKey: String?)] { [] }
+    func markAbandoned(_ runIDs: [Int64], by runID: Int64) throws {}
+    func partitionHolders(_ partitions: [Int], except runID: Int64) throws -> [PartitionHolder] { [] }
+    func claimPartitions(_ wanted: [Int], runID: Int64, ttl: Duration, takingOverFrom deadRuns: [Int64])
+        throws -> (claimed: [Int], takenFrom: [Int64]) { (wanted, []) }
+    func renewClaims(_ partitions: [Int], runID: Int64, ttl: Duration) throws {}
+    func releaseClaims(runID: Int64) throws { state.withLock { $0.released = true } }
+    func fenceClaims(_ partitions: [Int], runID: Int64) throws {}
+    func oldestWatermark(of partitions: [Int]) throws -> Instant? { nil }
+    func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {}
+    func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?) throws -> DueUserSelection {
+        DueUserSelection(userIDs: users.filter { partitions.contains(UserPartitions.partition(of: $0)) },
+                         newestUpdatedAt: nil)
+    }
+    func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard?) throws -> [LoadedUser] {
+        let batch = state.withLock { $0.batches += 1; return $0.batches }
+        if batch == loseClaimAtBatch, case .claimedBy(let runID, let partitions)? = partitionGuard {
+            throw StoreError.claimLost(runID: runID, partitions: partitions)
+        }
+        return userIDs.map { id in
+            LoadedUser(userID: id, row: UserSettingsRow(
+                userID: id, dateOfBirth: "1990-01-01", gender: "female", heightCm: "170", currentWeightKg: "70",
+                targetWeightKg: "65", primaryGoal: "lose_weight", activityLevel: "moderately_active",
+                mealsPerDay: 3, timezone: "Europe/Berlin", onboardingCompleted: true,
+                updatedAt: PipelineWithoutDatabaseTests.asOf.adding(seconds: -86_400)),
+                state: nil, storedNextCheck: nil, storedRulesVersion: nil)
+        }
+    }
+    func missingHistoryPartitions(for dates: [LocalDate]) -> [LocalDate] { [] }
+    func ensureHistoryPartitions(for dates: [LocalDate]) throws {}
+    func write(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws -> Int64? {
+        state.withLock { $0.writtenBatches += 1; return Int64($0.writtenBatches) }
+    }
+    func pendingNotifications(partitions: [Int], limit: Int) throws -> [PendingNotification] { [] }
+    func markEmitted(batch: Int64) throws { state.withLock { $0.emittedBatches += 1 } }
+    func markEmitted(_ notificationIDs: [String], runID: Int64) throws {}
+}
