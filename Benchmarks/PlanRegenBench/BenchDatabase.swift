@@ -62,11 +62,16 @@ struct BenchDatabase {
         try settle()
     }
 
-    /// The app changes the weight of every 33rd user (≈3%) at `at`.
-    func changeWeights(at: Instant) throws -> Int {
+    /// The app changes the weight of every 33rd user (≈3%) during the day before `night`:
+    /// at instants spread over the 23 hours from 24 h to 1 h before it, as users do (and
+    /// as the runs every 15 minutes see them). The look-back after a run's watermark then
+    /// re-reads an hour's changes, not the whole day's.
+    func changeWeights(before night: Instant) throws -> Int {
         let changed = try connection.execute(
             """
-            UPDATE user_settings SET current_weight_kg = current_weight_kg + 2.5, updated_at = \(at)
+            UPDATE user_settings SET current_weight_kg = current_weight_kg + 2.5,
+                   updated_at = \(night.adding(seconds: -24 * 3600))::timestamptz
+                                + make_interval(secs => (user_id * 7919) % (23 * 3600))
             WHERE user_id % 33 = 0
             """, purpose: "changing 3% of the users' weights")
         try settle()

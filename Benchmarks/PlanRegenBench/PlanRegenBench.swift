@@ -50,6 +50,10 @@ struct PlanRegenBench: ParsableCommand {
     @Option(help: ArgumentHelp("Draw users/s and peak RSS of the first run against N into this SVG file.", valueName: "file"))
     var plot: String?
 
+    @Option(help: ArgumentHelp("Only draw --plot from the first-run rows of these tables (--markdown files), comma-separated.",
+                               valueName: "file,file"))
+    var plotFrom: String?
+
     @ArgumentParser.Flag(help: "Measure the pure rules only (seconds, not half an hour): for work on the job's own CPU.")
     var rulesOnly = false
 
@@ -57,6 +61,12 @@ struct PlanRegenBench: ParsableCommand {
     static let t0 = Instant(rfc3339: "2026-11-22T12:00:00Z")!
 
     func run() throws {
+        if let plotFrom {
+            guard let plot else { throw ValidationError("--plot-from needs --plot FILE") }
+            let tables = try plotFrom.split(separator: ",").map { try String(contentsOfFile: String($0), encoding: .utf8) }
+            try ScalePlot(markdownTables: tables).svg.write(toFile: plot, atomically: true, encoding: .utf8)
+            return
+        }
         let sizes = try self.sizes.split(separator: ",").map {
             guard let n = Int($0), n > 0 else { throw ValidationError("--sizes: '\($0)' is not a number of users") }
             return n
@@ -167,7 +177,7 @@ struct PlanRegenBench: ParsableCommand {
         // (b) A typical night: 3% changed their weight the day before.
         day += 1
         let night = Self.t0.adding(seconds: day * 86_400)
-        let changed = try database.changeWeights(at: night.adding(seconds: -23 * 3600))
+        let changed = try database.changeWeights(before: night)
         log("\(users) users: nightly run, \(changed) changed")
         let nightly = try job.run([runArgs(night)])
         let due = try database.count("SELECT due AS n FROM plan_runs ORDER BY run_id DESC LIMIT 1")
@@ -220,7 +230,7 @@ struct PlanRegenBench: ParsableCommand {
                             port: database.port) { proxy in
             let url = ["--database-url", proxy.conninfo(database: database.name)]
             let nextNight = night.adding(seconds: 86_400)
-            let changed = try database.changeWeights(at: nextNight.adding(seconds: -23 * 3600))
+            let changed = try database.changeWeights(before: nextNight)
             log("\(users) users: nightly run\(delayLabel), \(changed) changed")
             let before = proxy.cpuSeconds()
             let nightly = try job.run([runArgs(nextNight, [], url)])

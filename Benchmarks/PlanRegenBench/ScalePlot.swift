@@ -11,6 +11,19 @@ struct ScalePlot {
             .sorted { $0.users < $1.users }
     }
 
+    /// The first-run rows of tables this benchmark printed (`--markdown`), so sizes
+    /// measured in separate invocations (10M apart from 100k and 1M) share one plot.
+    init(markdownTables: [String]) {
+        points = markdownTables.flatMap { $0.split(separator: "\n") }.compactMap { line in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count > 5, cells[0] == "first run (everyone new)",
+                  let users = Int(cells[1].replacing(",", with: "")),
+                  let rate = Double(cells[4].replacing(",", with: "")),
+                  let rss = Double(cells[5].replacing(" MB", with: "")) else { return nil }
+            return (users, rate, rss)
+        }.sorted { $0.users < $1.users }
+    }
+
     var svg: String {
         let width = 640.0, height = 360.0, left = 70.0, right = 70.0, top = 40.0, bottom = 50.0
         let plotWidth = width - left - right, plotHeight = height - top - bottom
