@@ -7,6 +7,7 @@ import PackageDescription
 //   CLibPQ      module map over the system libpq (Debian: libpq-dev)
 //   Postgres    the one safe Swift wrapper over libpq
 //   PlanRules   the pure rules of shared/spec/plan-rules.md: no I/O, no database
+//   PlanJSON    the JSON of snapshots, diffs and notification lines; a strict parser
 //   PlanStore   SQL: migrations, reading user_settings, writing plans and the outbox
 //   NightlyRun  the run pipeline: due users -> rules -> store -> notifications
 //   Operations  what ops and analysts see: log lines, metrics file, stop signal,
@@ -30,18 +31,19 @@ let package = Package(
         ),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         .target(name: "PlanRules"),
-        .target(name: "PlanStore", dependencies: ["Postgres", "PlanRules"]),
+        .target(name: "PlanJSON", dependencies: ["PlanRules"]),
+        .target(name: "PlanStore", dependencies: ["Postgres", "PlanJSON", "PlanRules"]),
         .target(
             name: "NightlyRun",
             dependencies: [
-                "PlanStore", "PlanRules", "Postgres",
+                "PlanStore", "PlanJSON", "PlanRules", "Postgres",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "Operations",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules",
+                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -57,15 +59,15 @@ let package = Package(
         .executableTarget(
             name: "plan-regen-bench",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres",
+                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Postgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/PlanRegenBench"
         ),
         .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
-        .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules", "PlanJSON"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "Postgres", "TestSupport"]),
+        .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "PlanJSON", "PlanRules", "Postgres", "TestSupport"]),
         .testTarget(
             name: "NightlyRunTests",
             dependencies: [
@@ -74,7 +76,8 @@ let package = Package(
             ],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport"]),
+        .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Postgres",
+                                                "TestSupport"]),
         // Real processes killed, databases cut, garbage rows, overlapping runs (issue 6).
         .testTarget(
             name: "ReliabilityTests",

@@ -1,3 +1,4 @@
+import PlanJSON
 import PlanRules
 
 /// One changed field of a plan, ready to print: `targets.calories` 1,950 → 1,975.
@@ -36,6 +37,7 @@ public struct FieldChange: Hashable, Sendable {
         case let .number(scaled, decimals): format.fixedPoint(scaled, decimals: decimals)
         case .string(let text): text
         case .strings(let texts): texts.isEmpty ? "none" : texts.joined(separator: ", ")
+        case .instant(let instant): instant.rfc3339
         }
     }
 

@@ -1,4 +1,5 @@
 import NightlyRun
+import PlanJSON
 import PlanRules
 import PlanStore
 

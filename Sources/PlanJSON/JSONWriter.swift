@@ -1,3 +1,5 @@
+import PlanRules
+
 /// Appends compact JSON to a byte buffer, with the number and date conventions of
 /// plan-rules.md section 6 in one place: the snapshot, diff and notification encoders
 /// all write through it, so equal values always give equal bytes.

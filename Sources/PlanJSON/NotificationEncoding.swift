@@ -1,3 +1,5 @@
+import PlanRules
+
 // A notification as one JSON line (plan-rules.md section 7): keys in the section's
 // order, `user_id` a JSON number, instants RFC 3339 UTC with six fractional digits, no
 // pretty printing.

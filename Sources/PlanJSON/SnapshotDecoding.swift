@@ -1,3 +1,5 @@
+import PlanRules
+
 // Reading a snapshot back (from PostgreSQL `jsonb`, which reorders keys and adds
 // spaces, or from `examples.jsonl`): any whitespace and key order; every key of
 // section 6 must be present with the right type (nulls only where section 6 allows

@@ -1,66 +1,61 @@
+import PlanRules
+
 // The snapshot object of plan-rules.md section 6, written by hand: nulls written, heights
 // and weights with one decimal, `weekly_rate_kg` with up to three, dates `YYYY-MM-DD`,
 // `settings_updated_at` RFC 3339 UTC with six fractional digits, no spaces. Equal
 // snapshots give equal bytes.
-//
-// Two key orders, one set of fields: `jsonBytes()` writes the section's key order (what
-// people, the worked examples and `--dry-run` read); `storageJSONBytes()` writes jsonb's
-// own order (shorter keys first, then bytewise), for the `plan_history` columns.
-// PostgreSQL keeps a jsonb object's keys in that order whatever order it is sent, so the
-// stored value is the same; but its parser sorts each object's keys, and keys that arrive
-// sorted cost it one pass instead of a sort: about a quarter of jsonb's parse time for a
-// snapshot (README "Scale").
 
 extension Snapshot {
-    public func jsonBytes() -> [UInt8] { encoded(in: .contract) }
+    /// Section 6's key order: what people, the worked examples and `--dry-run` read.
+    public func jsonBytes() -> [UInt8] { jsonBytes(keyOrder: .contract) }
 
-    /// The same object with every object's keys in jsonb's order: what the job COPYs
-    /// into `plan_history.snapshot` and `previous`.
-    public func storageJSONBytes() -> [UInt8] { encoded(in: .jsonb) }
-
-    public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }
-
-    private func encoded(in order: JSONKeyOrder) -> [UInt8] {
+    /// The same object with each object's keys in `keyOrder` (the store writes jsonb's).
+    public func jsonBytes(keyOrder: SnapshotKeyOrder) -> [UInt8] {
         var writer = JSONWriter(capacity: 800)
-        writer.snapshot(self, order: order)
+        writer.snapshot(self, order: keyOrder)
         return writer.bytes
     }
+
+    public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }
 }
 
-/// The order in which an object's keys are written.
-enum JSONKeyOrder {
-    /// As plan-rules.md section 6 lists them (the declaration order of the field enums).
-    case contract
-    /// As PostgreSQL orders a jsonb object: by byte length, then bytewise.
-    case jsonb
+/// The order in which each object of a snapshot lists its keys: section 6's, or one the
+/// reader of the bytes prefers (PlanStore sends `plan_history` jsonb's own order). The
+/// keys are sorted once, when the order is made, not per snapshot.
+public struct SnapshotKeyOrder: Sendable {
+    let snapshot: [SnapshotKey]
+    let inputs: [InputsKey]
+    let targets: [TargetsKey]
+    let phase: [PhaseKey]
+    let projection: [ProjectionKey]
+
+    /// As plan-rules.md section 6 lists them (the declaration order of the key enums).
+    public static let contract = SnapshotKeyOrder(
+        snapshot: SnapshotKey.allCases, inputs: InputsKey.allCases, targets: TargetsKey.allCases,
+        phase: PhaseKey.allCases, projection: ProjectionKey.allCases)
+
+    /// Every object's keys sorted by `precedes` (given the key names).
+    public init(sortedBy precedes: (String, String) -> Bool) {
+        func sorted<Key: JSONObjectKey>(_: Key.Type) -> [Key] {
+            Key.allCases.sorted { precedes($0.key.description, $1.key.description) }
+        }
+        self.init(snapshot: sorted(SnapshotKey.self), inputs: sorted(InputsKey.self), targets: sorted(TargetsKey.self),
+                  phase: sorted(PhaseKey.self), projection: sorted(ProjectionKey.self))
+    }
+
+    private init(snapshot: [SnapshotKey], inputs: [InputsKey], targets: [TargetsKey], phase: [PhaseKey],
+                 projection: [ProjectionKey]) {
+        self.snapshot = snapshot
+        self.inputs = inputs
+        self.targets = targets
+        self.phase = phase
+        self.projection = projection
+    }
 }
 
 /// The keys of one kind of JSON object, declared in the contract's order.
 protocol JSONObjectKey: CaseIterable where AllCases == [Self] {
     var key: StaticString { get }
-    /// `allCases` sorted by `jsonbOrdered` (each conformer stores it once).
-    static var jsonbOrder: [Self] { get }
-}
-
-extension JSONObjectKey {
-    static func keys(in order: JSONKeyOrder) -> [Self] {
-        order == .contract ? allCases : jsonbOrder
-    }
-
-    /// `allCases` in jsonb's key order.
-    static func jsonbOrdered() -> [Self] {
-        allCases.sorted { jsonbKeyPrecedes($0.key, $1.key) }
-    }
-}
-
-/// jsonb's key order (PostgreSQL `lengthCompareJsonbString`): the shorter key first,
-/// equal lengths bytewise.
-func jsonbKeyPrecedes(_ a: StaticString, _ b: StaticString) -> Bool {
-    a.withUTF8Buffer { a in
-        b.withUTF8Buffer { b in
-            a.count != b.count ? a.count < b.count : a.lexicographicallyPrecedes(b)
-        }
-    }
 }
 
 extension JSONWriter {
@@ -76,8 +71,8 @@ extension JSONWriter {
         raw("}")
     }
 
-    mutating func snapshot(_ s: Snapshot, order: JSONKeyOrder) {
-        object(SnapshotKey.keys(in: order)) { writer, key in
+    mutating func snapshot(_ s: Snapshot, order: SnapshotKeyOrder) {
+        object(order.snapshot) { writer, key in
             switch key {
             case .rulesVersion: writer.string(s.rulesVersion)
             case .planDate: writer.date(s.planDate)
@@ -91,8 +86,8 @@ extension JSONWriter {
         }
     }
 
-    private mutating func inputs(_ i: Snapshot.Inputs, order: JSONKeyOrder) {
-        object(InputsKey.keys(in: order)) { writer, key in
+    private mutating func inputs(_ i: Snapshot.Inputs, order: SnapshotKeyOrder) {
+        object(order.inputs) { writer, key in
             switch key {
             case .dateOfBirth: writer.date(i.dateOfBirth)
             case .age: writer.int(i.age)
@@ -113,8 +108,8 @@ extension JSONWriter {
         }
     }
 
-    private mutating func targets(_ t: Snapshot.Targets, order: JSONKeyOrder) {
-        object(TargetsKey.keys(in: order)) { writer, key in
+    private mutating func targets(_ t: Snapshot.Targets, order: SnapshotKeyOrder) {
+        object(order.targets) { writer, key in
             switch key {
             case .bmr: writer.int(t.bmr)
             case .tdee: writer.int(t.tdee)
@@ -127,8 +122,8 @@ extension JSONWriter {
         }
     }
 
-    private mutating func phase(_ p: Snapshot.PhaseInfo, order: JSONKeyOrder) {
-        object(PhaseKey.keys(in: order)) { writer, key in
+    private mutating func phase(_ p: Snapshot.PhaseInfo, order: SnapshotKeyOrder) {
+        object(order.phase) { writer, key in
             switch key {
             case .phase: writer.string(p.phase.rawValue)
             case .cycleStartDate: writer.optional(p.cycleStartDate) { $0.date($1) }
@@ -138,8 +133,8 @@ extension JSONWriter {
         }
     }
 
-    private mutating func projection(_ p: Snapshot.Projection, order: JSONKeyOrder) {
-        object(ProjectionKey.keys(in: order)) { writer, key in
+    private mutating func projection(_ p: Snapshot.Projection, order: SnapshotKeyOrder) {
+        object(order.projection) { writer, key in
             switch key {
             case .weeklyRateKg: writer.thousandths(p.weeklyRateThousandthsKg)
             case .estimatedWeeks: writer.optional(p.estimatedWeeks) { $0.int($1) }
@@ -154,7 +149,6 @@ extension JSONWriter {
 
 enum SnapshotKey: JSONObjectKey {
     case rulesVersion, planDate, reasons, inputs, targets, phase, projection, flags
-    static let jsonbOrder = jsonbOrdered()
     var key: StaticString {
         switch self {
         case .rulesVersion: "rules_version"
@@ -172,7 +166,6 @@ enum SnapshotKey: JSONObjectKey {
 enum InputsKey: JSONObjectKey {
     case dateOfBirth, age, gender, heightCm, weightKgReported, weightKgBasis, primaryGoal, activityLevel
     case targetWeightKg, targetDate, dietaryPreferences, allergies, mealsPerDay, timezone, settingsUpdatedAt
-    static let jsonbOrder = jsonbOrdered()
     var key: StaticString {
         switch self {
         case .dateOfBirth: "date_of_birth"
@@ -196,7 +189,6 @@ enum InputsKey: JSONObjectKey {
 
 enum TargetsKey: JSONObjectKey {
     case bmr, tdee, calories, proteinG, fatG, carbsG, waterMl
-    static let jsonbOrder = jsonbOrdered()
     var key: StaticString {
         switch self {
         case .bmr: "bmr"
@@ -212,7 +204,6 @@ enum TargetsKey: JSONObjectKey {
 
 enum PhaseKey: JSONObjectKey {
     case phase, cycleStartDate, phaseDay, nextPhaseSwitchDate
-    static let jsonbOrder = jsonbOrdered()
     var key: StaticString {
         switch self {
         case .phase: "phase"
@@ -225,7 +216,6 @@ enum PhaseKey: JSONObjectKey {
 
 enum ProjectionKey: JSONObjectKey {
     case weeklyRateKg, estimatedWeeks, projectedDate, recommendedTargetDate
-    static let jsonbOrder = jsonbOrdered()
     var key: StaticString {
         switch self {
         case .weeklyRateKg: "weekly_rate_kg"

@@ -1,4 +1,5 @@
 import Operations
+import PlanJSON
 import PlanRules
 import Testing
 

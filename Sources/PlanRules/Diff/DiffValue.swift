@@ -8,6 +8,8 @@ public enum DiffValue: Hashable, Sendable {
     case number(scaled: Int, decimals: Int)
     case string(String)
     case strings([String])
+    /// `settings_updated_at`; PostgreSQL's infinities are the `Instant` sentinels.
+    case instant(Instant)
 
     static func int(_ value: Int) -> DiffValue { .number(scaled: value, decimals: 0) }
     static func tenths(_ value: Int) -> DiffValue { .number(scaled: value, decimals: 1) }
@@ -41,16 +43,5 @@ public enum DiffValue: Hashable, Sendable {
         var result = value
         for _ in decimals..<target { result *= 10 }
         return result
-    }
-}
-
-extension JSONWriter {
-    mutating func diffValue(_ value: DiffValue) {
-        switch value {
-        case .null: null()
-        case let .number(scaled, decimals): fixedPoint(scaled, decimals: decimals)
-        case .string(let text): string(text)
-        case .strings(let texts): strings(texts)
-        }
     }
 }

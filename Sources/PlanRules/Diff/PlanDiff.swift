@@ -53,7 +53,7 @@ func diffLeaves(of s: Snapshot) -> [(path: String, value: DiffValue)] {
         ("inputs.allergies", .strings(i.allergies)),
         ("inputs.meals_per_day", .int(i.mealsPerDay)),
         ("inputs.timezone", .string(i.timezone)),
-        ("inputs.settings_updated_at", .optional(i.settingsUpdatedAt) { .string(rfc3339Text($0)) }),
+        ("inputs.settings_updated_at", .optional(i.settingsUpdatedAt, DiffValue.instant)),
         ("targets.bmr", .int(t.bmr)),
         ("targets.tdee", .int(t.tdee)),
         ("targets.calories", .int(t.calories)),
@@ -70,27 +70,4 @@ func diffLeaves(of s: Snapshot) -> [(path: String, value: DiffValue)] {
         ("projection.projected_date", .optional(j.projectedDate, DiffValue.date)),
         ("projection.recommended_target_date", .optional(j.recommendedTargetDate, DiffValue.date)),
     ]
-}
-
-extension Array where Element == DiffEntry {
-    /// The diff as a JSON array, keys `path`, `before`, `after`, `delta` (only when both
-    /// sides are numbers), with the snapshot's number conventions.
-    public func jsonBytes() -> [UInt8] {
-        var writer = JSONWriter(capacity: 64 + count * 80)
-        writer.raw("[")
-        for (index, entry) in enumerated() {
-            if index > 0 { writer.raw(",") }
-            writer.raw("{\"path\":"); writer.string(entry.path)
-            writer.raw(",\"before\":"); writer.diffValue(entry.before)
-            writer.raw(",\"after\":"); writer.diffValue(entry.after)
-            if let delta = entry.delta {
-                writer.raw(",\"delta\":"); writer.diffValue(delta)
-            }
-            writer.raw("}")
-        }
-        writer.raw("]")
-        return writer.bytes
-    }
-
-    public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }
 }

@@ -5,7 +5,7 @@
 /// calendar settings that must not change a timestamp.
 extension Instant {
     /// The UTC date, second of the day and microsecond; nil for PostgreSQL's infinities.
-    var utcParts: (date: LocalDate, secondOfDay: Int, microsecond: Int)? {
+    public var utcParts: (date: LocalDate, secondOfDay: Int, microsecond: Int)? {
         self == .distantFuture || self == .distantPast ? nil : utcSplit
     }
 
