@@ -7,6 +7,7 @@ import PackageDescription
 //   CLibPQ      module map over the system libpq (Debian: libpq-dev)
 //   Postgres    the one safe Swift wrapper over libpq
 //   PlanRules   the pure rules of shared/spec/plan-rules.md: no I/O, no database
+//   ZoneFiles   reads the system's tz database, once, for the rules
 //   PlanJSON    the JSON of snapshots, diffs and notification lines; a strict parser
 //   PlanStore   SQL: migrations, reading user_settings, writing plans and the outbox
 //   NightlyRun  the run pipeline: due users -> rules -> store -> notifications
@@ -31,6 +32,7 @@ let package = Package(
         ),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         .target(name: "PlanRules"),
+        .target(name: "ZoneFiles", dependencies: ["PlanRules"]),
         .target(name: "PlanJSON", dependencies: ["PlanRules"]),
         .target(name: "PlanStore", dependencies: ["Postgres", "PlanJSON", "PlanRules"]),
         .target(
@@ -50,7 +52,7 @@ let package = Package(
         .executableTarget(
             name: "plan-regen",
             dependencies: [
-                "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres",
+                "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "ZoneFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -59,30 +61,30 @@ let package = Package(
         .executableTarget(
             name: "plan-regen-bench",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Postgres",
+                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Postgres", "ZoneFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/PlanRegenBench"
         ),
         .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
-        .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules", "PlanJSON"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules", "PlanJSON", "ZoneFiles"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "PlanJSON", "PlanRules", "Postgres", "TestSupport"]),
         .testTarget(
             name: "NightlyRunTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "ZoneFiles",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Postgres",
-                                                "TestSupport"]),
+                                                "TestSupport", "ZoneFiles"]),
         // Real processes killed, databases cut, garbage rows, overlapping runs (issue 6).
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "ZoneFiles",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -3,6 +3,7 @@ import Foundation
 import PlanRules
 import PlanStore
 import Postgres
+import ZoneFiles
 
 /// The scale benchmark of issue 5. `Benchmarks/run.sh` builds it in release mode, starts
 /// a throwaway PostgreSQL and runs it; it prints a Markdown table (README "Scale").

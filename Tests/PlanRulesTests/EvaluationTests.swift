@@ -1,12 +1,13 @@
 import Testing
 @testable import PlanRules
+import ZoneFiles
 
 // The decision for one user at one instant (plan-rules.md sections 1.1, 1.2 and 2), rule
 // by rule. The profile is example 1's: male, 178.0 cm, 82.0 kg, lose_weight to 75.0 kg,
 // moderately active, born 1993-06-15.
 
 /// The system zone database, loaded once for the decision tests.
-let decisionZones: ZoneDatabase = (try? ZoneDatabase.loadSystem()) ?? ZoneDatabase(knownNames: [], version: "missing")
+let decisionZones: ZoneDatabase = (try? ZoneDatabase.loadSystem()) ?? ZoneDatabase(version: "missing", zones: [])
 
 /// 2026-03-02, day 0 of the test user's MATADOR cycle.
 let dayZero = LocalDate(year: 2026, month: 3, day: 2)

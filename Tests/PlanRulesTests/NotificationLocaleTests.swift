@@ -2,6 +2,7 @@ import Foundation
 import PlanJSON
 import Testing
 @testable import PlanRules
+import ZoneFiles
 
 /// plan-rules.md section 7.1: the copy of each locale and variant, numbers the user's way
 /// (CLDR through Foundation/ICU), water in US fluid ounces for imperial users, the

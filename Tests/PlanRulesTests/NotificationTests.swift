@@ -1,6 +1,7 @@
 import PlanJSON
 import Testing
 @testable import PlanRules
+import ZoneFiles
 
 private let zones = Result { try ZoneDatabase.loadSystem() }
 

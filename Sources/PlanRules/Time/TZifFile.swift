@@ -139,13 +139,13 @@ struct TZifFile: Sendable {
 }
 
 /// Why a zone file could not be used.
-enum TZifError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum TZifError: Error, Hashable, Sendable, CustomStringConvertible {
     case notTZif
     case truncated
     case leapSeconds
     case malformed(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .notTZif: return "not a TZif file"
         case .truncated: return "TZif file is truncated"

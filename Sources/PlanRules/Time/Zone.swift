@@ -11,6 +11,11 @@ public final class Zone: Sendable {
         self.table = table
     }
 
+    /// The zone `name` from the bytes of its compiled TZif file (RFC 8536).
+    public convenience init(name: String, tzif bytes: [UInt8]) throws(TZifError) {
+        self.init(name: name, table: OffsetTable(try TZifFile(bytes: bytes)))
+    }
+
     /// Seconds east of UTC in effect at `instant`.
     public func utcOffsetSeconds(at instant: Instant) -> Int {
         table.offset(at: instant.secondsSinceEpoch)
