@@ -17,16 +17,17 @@ public struct PlanOutlook: Sendable {
         var lines: [String] = []
         let state = state ?? UserPlanState()
         let missing = ReadSettings(row: row).missingForCompleteness
-        if let written = row.updatedAt, state.judgedUpdatedAt == written, !missing.isEmpty {
+        let version = RowVersion(updatedAt: row.updatedAt, state: state)
+        if let written = row.updatedAt, version.isRecordedAsUnusable, !missing.isEmpty {
             // Incomplete is not an error (plan-rules.md 1.1): plan_rejections has nothing on it.
             lines.append("The settings written at \(written.rfc3339) are incomplete (\(missing.joined(separator: "; "))): "
                          + "no plan is made from them and nothing is recorded in plan_rejections; "
                          + (state.currentPlan == nil ? "the user gets a first plan" : "the plan keeps its inputs")
                          + " once the app writes the row again with onboarding completed.")
-        } else if let written = row.updatedAt, state.judgedUpdatedAt == written {
+        } else if let written = row.updatedAt, version.isRecordedAsUnusable {
             lines.append("The settings written at \(written.rfc3339) were rejected (the reasons are in plan_rejections "
                          + "for this user); the plan keeps its inputs until the app writes the row again.")
-        } else if let written = row.updatedAt, state.currentPlan != nil, state.seenUpdatedAt.map({ written > $0 }) ?? true {
+        } else if let written = row.updatedAt, state.currentPlan != nil, version.isUnseen {
             lines.append("Pending settings change: the row written at \(written.rfc3339) is not applied yet; "
                          + "it takes effect at the user's first local midnight after that write.")
         }
@@ -63,9 +64,8 @@ public struct PlanOutlook: Sendable {
         let reasons = evaluation.reasons.map(\.rawValue).joined(separator: ", ")
         if let history = evaluation.history {
             let targets = history.snapshot.targets
-            let summary = PlanChangeSummary(changes: history.diff.map { FieldChange($0, format: format) },
-                                            calories: targets.calories, proteinG: targets.proteinG,
-                                            waterMl: targets.waterMl, format: format)
+            let summary = PlanChangeSummary(changes: history.diff, calories: targets.calories,
+                                            proteinG: targets.proteinG, waterMl: targets.waterMl, format: format)
             parts.append("\(reasons) → \(summary.event) — \(summary.details)")
             parts.append(evaluation.notification.map { "notification \($0.type.rawValue)" } ?? "no notification")
         } else if !evaluation.reasons.isEmpty {

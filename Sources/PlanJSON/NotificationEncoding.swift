@@ -45,7 +45,7 @@ extension JSONWriter {
             raw("{")
             for (index, change) in changes.enumerated() {
                 if index > 0 { raw(",") }
-                string(change.key)
+                string(String(change.field))
                 raw(":{\"before\":"); diffValue(change.before)
                 raw(",\"after\":"); diffValue(change.after)
                 if let delta = change.delta {

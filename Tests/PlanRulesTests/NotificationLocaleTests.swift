@@ -24,7 +24,7 @@ import ZoneFiles
 
     private func copy(_ type: NotificationType, previous: Snapshot?, next: Snapshot, locale: String?,
                       units: String? = nil) -> NotificationCopy {
-        NotificationCopy(type: type, previous: previous, next: next,
+        NotificationCopy(type: type, entry: HistoryEntry(snapshot: next, previous: previous),
                          presentation: NotificationPresentation(locale: locale, unitSystem: units))
     }
 
@@ -201,7 +201,7 @@ import ZoneFiles
         let next = try #require(try example.snapshot("expected"))
         let zone = try #require(try ZoneDatabase.loadSystem().zone(named: next.inputs.timezone))
         func line(_ presentation: NotificationPresentation) -> PlanNotification? {
-            planNotification(userID: 42, previous: try? example.snapshot("previous"), next: next, sequence: 0,
+            planNotification(for: HistoryEntry(snapshot: next, previous: try? example.snapshot("previous")), userID: 42, sequence: 0,
                              createdAt: Instant(secondsSinceEpoch: 1_772_323_200), zone: zone, presentation: presentation)
         }
         let today = line(.unlocalized)

@@ -11,8 +11,8 @@ public enum DiffValue: Hashable, Sendable {
     /// `settings_updated_at`; PostgreSQL's infinities are the `Instant` sentinels.
     case instant(Instant)
 
-    static func int(_ value: Int) -> DiffValue { .number(scaled: value, decimals: 0) }
-    static func tenths(_ value: Int) -> DiffValue { .number(scaled: value, decimals: 1) }
+    public static func int(_ value: Int) -> DiffValue { .number(scaled: value, decimals: 0) }
+    public static func tenths(_ value: Int) -> DiffValue { .number(scaled: value, decimals: 1) }
     static func date(_ value: LocalDate) -> DiffValue { .string(value.description) }
 
     static func optional<T>(_ value: T?, _ wrap: (T) -> DiffValue) -> DiffValue {

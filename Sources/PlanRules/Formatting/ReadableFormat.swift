@@ -45,6 +45,18 @@ public struct ReadableFormat: Hashable, Sendable {
             + String(repeating: "0", count: decimals - fraction.count) + fraction
     }
 
+    /// A value of a plan's diff: `1,975`, `82.0`, `none` for null or an empty list, a
+    /// list's items joined by commas.
+    public func text(_ value: DiffValue) -> String {
+        switch value {
+        case .null: "none"
+        case let .number(scaled, decimals): fixedPoint(scaled, decimals: decimals)
+        case .string(let text): text
+        case .strings(let texts): texts.isEmpty ? "none" : texts.joined(separator: ", ")
+        case .instant(let instant): instant.rfc3339
+        }
+    }
+
     /// A date in figures: `2026-03-16` (standard), `16.03.2026` (de-DE), `03/16/2026` (en-US).
     public func date(_ date: LocalDate) -> String {
         guard let locale else { return date.description }

@@ -63,22 +63,6 @@ public enum NotificationData: Hashable, Sendable {
     /// plan_created: `{calories, protein_g, water_ml}`.
     case planCreated(calories: Int, proteinG: Int, waterMl: Int)
     /// Otherwise, for each of `calories`, `protein_g`, `water_ml` and `phase` that changed
-    /// (in that order), `{before, after}` plus `delta` for numbers.
-    case changes([NotificationChange])
-}
-
-/// One changed value of a notification's `data`.
-public struct NotificationChange: Hashable, Sendable {
-    /// `calories`, `protein_g`, `water_ml` or `phase`.
-    public var key: String
-    public var before: DiffValue
-    public var after: DiffValue
-
-    public init(key: String, before: DiffValue, after: DiffValue) {
-        self.key = key
-        self.before = before
-        self.after = after
-    }
-
-    public var delta: DiffValue? { DiffValue.delta(from: before, to: after) }
+    /// (in that order), `{before, after}` plus `delta` for numbers, keyed by the field's name.
+    case changes([FieldChange])
 }
