@@ -12,11 +12,14 @@ public struct TargetDateCheck: Hashable, Sendable {
     /// Safe pace in tenths of a kg per week: 1.0 kg to lose, 0.5 kg to gain.
     public static func safeTenthsKgPerWeek(_ goal: PrimaryGoal) -> Int? {
         switch goal {
-        case .loseWeight: 10
-        case .gainMuscle: 5
+        case .loseWeight: safeLossTenthsKgPerWeek
+        case .gainMuscle: safeGainTenthsKgPerWeek
         case .maintainWeight, .improveHealth: nil
         }
     }
+
+    public static let safeLossTenthsKgPerWeek = 10
+    public static let safeGainTenthsKgPerWeek = 5
 
     public init(goal: PrimaryGoal, reportedTenthsKg: Int, targetTenthsKg: Int?,
                 targetDate: LocalDate?, planDate: LocalDate) {
