@@ -35,7 +35,7 @@ struct JSONWriter: ~Copyable {
         count += 1
     }
 
-    private mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         if capacity - count < bytes.count { grow(toHold: bytes.count) }
         (base + count).initialize(from: source, count: bytes.count)

@@ -19,50 +19,50 @@ extension Snapshot {
 
     /// Maps an already parsed JSON value (e.g. the `previous` object of an example line).
     public init(jsonValue value: JSONValue) throws(SnapshotDecodingError) {
-        let root = try FieldReader(value, path: "")
-        let inputs = try root.object("inputs")
-        let targets = try root.object("targets")
-        let phase = try root.object("phase")
-        let projection = try root.object("projection")
+        let root = try FieldReader<SnapshotKey>(value, path: "")
+        let inputs = try root.object(.inputs, InputsKey.self)
+        let targets = try root.object(.targets, TargetsKey.self)
+        let phase = try root.object(.phase, PhaseKey.self)
+        let projection = try root.object(.projection, ProjectionKey.self)
         self.init(
-            rulesVersion: try root.string("rules_version"),
-            planDate: try root.date("plan_date"),
-            reasons: try root.enumArray("reasons", of: DueReason.self),
+            rulesVersion: try root.string(.rulesVersion),
+            planDate: try root.date(.planDate),
+            reasons: try root.enumArray(.reasons),
             inputs: Inputs(
-                dateOfBirth: try inputs.date("date_of_birth"),
-                age: try inputs.int("age"),
-                gender: try inputs.enumValue("gender"),
-                heightTenthsCm: try inputs.fixedPoint("height_cm", decimals: 1),
-                weightReportedTenthsKg: try inputs.fixedPoint("weight_kg_reported", decimals: 1),
-                weightBasisTenthsKg: try inputs.fixedPoint("weight_kg_basis", decimals: 1),
-                primaryGoal: try inputs.enumValue("primary_goal"),
-                activityLevel: try inputs.enumValue("activity_level"),
-                targetWeightTenthsKg: try inputs.optionalFixedPoint("target_weight_kg", decimals: 1),
-                targetDate: try inputs.optionalDate("target_date"),
-                dietaryPreferences: try inputs.strings("dietary_preferences"),
-                allergies: try inputs.strings("allergies"),
-                mealsPerDay: try inputs.int("meals_per_day"),
-                timezone: try inputs.string("timezone"),
-                settingsUpdatedAt: try inputs.optionalInstant("settings_updated_at")),
+                dateOfBirth: try inputs.date(.dateOfBirth),
+                age: try inputs.int(.age),
+                gender: try inputs.enumValue(.gender),
+                heightTenthsCm: try inputs.tenths(.heightCm),
+                weightReportedTenthsKg: try inputs.tenths(.weightKgReported),
+                weightBasisTenthsKg: try inputs.tenths(.weightKgBasis),
+                primaryGoal: try inputs.enumValue(.primaryGoal),
+                activityLevel: try inputs.enumValue(.activityLevel),
+                targetWeightTenthsKg: try inputs.optional(.targetWeightKg, inputs.tenths),
+                targetDate: try inputs.optional(.targetDate, inputs.date),
+                dietaryPreferences: try inputs.strings(.dietaryPreferences),
+                allergies: try inputs.strings(.allergies),
+                mealsPerDay: try inputs.int(.mealsPerDay),
+                timezone: try inputs.string(.timezone),
+                settingsUpdatedAt: try inputs.optional(.settingsUpdatedAt, inputs.instant)),
             targets: Targets(
-                bmr: try targets.int("bmr"),
-                tdee: try targets.int("tdee"),
-                calories: try targets.int("calories"),
-                proteinG: try targets.int("protein_g"),
-                fatG: try targets.int("fat_g"),
-                carbsG: try targets.int("carbs_g"),
-                waterMl: try targets.int("water_ml")),
+                bmr: try targets.int(.bmr),
+                tdee: try targets.int(.tdee),
+                calories: try targets.int(.calories),
+                proteinG: try targets.int(.proteinG),
+                fatG: try targets.int(.fatG),
+                carbsG: try targets.int(.carbsG),
+                waterMl: try targets.int(.waterMl)),
             phase: PhaseInfo(
-                phase: try phase.enumValue("phase"),
-                cycleStartDate: try phase.optionalDate("cycle_start_date"),
-                phaseDay: try phase.optionalInt("phase_day"),
-                nextPhaseSwitchDate: try phase.optionalDate("next_phase_switch_date")),
+                phase: try phase.enumValue(.phase),
+                cycleStartDate: try phase.optional(.cycleStartDate, phase.date),
+                phaseDay: try phase.optional(.phaseDay, phase.int),
+                nextPhaseSwitchDate: try phase.optional(.nextPhaseSwitchDate, phase.date)),
             projection: Projection(
-                weeklyRateThousandthsKg: try projection.fixedPoint("weekly_rate_kg", decimals: 3),
-                estimatedWeeks: try projection.optionalInt("estimated_weeks"),
-                projectedDate: try projection.optionalDate("projected_date"),
-                recommendedTargetDate: try projection.optionalDate("recommended_target_date")),
-            flags: try root.enumArray("flags", of: Flag.self))
+                weeklyRateThousandthsKg: try projection.fixedPoint(.weeklyRateKg, decimals: 3),
+                estimatedWeeks: try projection.optional(.estimatedWeeks, projection.int),
+                projectedDate: try projection.optional(.projectedDate, projection.date),
+                recommendedTargetDate: try projection.optional(.recommendedTargetDate, projection.date)),
+            flags: try root.enumArray(.flags))
     }
 }
 
@@ -83,8 +83,9 @@ public struct SnapshotDecodingError: Error, Hashable, Sendable, CustomStringConv
     }
 }
 
-/// Typed access to the keys of one JSON object, with errors naming the full path.
-private struct FieldReader {
+/// Typed access to the keys (section 6's names) of one JSON object, with errors naming the
+/// full path.
+private struct FieldReader<Key: JSONObjectKey> {
     /// At most 15 keys: a linear search beats hashing here.
     let members: [JSONMember]
     let path: String
@@ -97,33 +98,45 @@ private struct FieldReader {
         self.path = path
     }
 
-    func object(_ key: String) throws(SnapshotDecodingError) -> FieldReader {
-        try FieldReader(try value(key), path: childPath(key))
+    func object<Child>(_ key: Key, _: Child.Type) throws(SnapshotDecodingError) -> FieldReader<Child> {
+        try FieldReader<Child>(try value(key), path: childPath(key))
     }
 
-    func string(_ key: String) throws(SnapshotDecodingError) -> String {
-        try string(key, try value(key))
+    func string(_ key: Key) throws(SnapshotDecodingError) -> String {
+        let value = try value(key)
+        guard case .string(let text) = value else { throw error(key, "expected a string, found \(Self.kind(value))") }
+        return text
     }
 
-    func int(_ key: String) throws(SnapshotDecodingError) -> Int {
-        try int(key, try value(key))
+    func int(_ key: Key) throws(SnapshotDecodingError) -> Int { try fixedPoint(key, decimals: 0) }
+
+    func tenths(_ key: Key) throws(SnapshotDecodingError) -> Int { try fixedPoint(key, decimals: 1) }
+
+    func fixedPoint(_ key: Key, decimals: Int) throws(SnapshotDecodingError) -> Int {
+        let value = try value(key)
+        guard case .number(let number) = value else {
+            throw error(key, "expected a number, found \(Self.kind(value))")
+        }
+        guard let scaled = number.scaled(decimals: decimals) else {
+            let what = decimals == 0 ? "an integer" : "a number with at most \(decimals) decimal\(decimals == 1 ? "" : "s")"
+            throw error(key, "expected \(what), found \(number.text)")
+        }
+        return scaled
     }
 
-    func date(_ key: String) throws(SnapshotDecodingError) -> LocalDate {
-        try date(key, try value(key))
+    func date(_ key: Key) throws(SnapshotDecodingError) -> LocalDate {
+        let text = try string(key)
+        guard let date = LocalDate(iso8601: text) else { throw error(key, "expected a YYYY-MM-DD date, found \"\(text)\"") }
+        return date
     }
 
-    func fixedPoint(_ key: String, decimals: Int) throws(SnapshotDecodingError) -> Int {
-        try fixedPoint(key, try value(key), decimals: decimals)
-    }
-
-    func enumValue<E: RawRepresentable<String>>(_ key: String) throws(SnapshotDecodingError) -> E {
+    func enumValue<E: RawRepresentable<String>>(_ key: Key) throws(SnapshotDecodingError) -> E {
         let text = try string(key)
         guard let value = E(rawValue: text) else { throw error(key, "unknown value \"\(text)\"") }
         return value
     }
 
-    func strings(_ key: String) throws(SnapshotDecodingError) -> [String] {
+    func strings(_ key: Key) throws(SnapshotDecodingError) -> [String] {
         guard case .array(let elements) = try value(key) else { throw error(key, "expected an array of strings") }
         var result: [String] = []
         result.reserveCapacity(elements.count)
@@ -134,7 +147,7 @@ private struct FieldReader {
         return result
     }
 
-    func enumArray<E: RawRepresentable<String>>(_ key: String, of type: E.Type) throws(SnapshotDecodingError) -> [E] {
+    func enumArray<E: RawRepresentable<String>>(_ key: Key) throws(SnapshotDecodingError) -> [E] {
         var result: [E] = []
         for text in try strings(key) {
             guard let value = E(rawValue: text) else { throw error(key, "unknown value \"\(text)\"") }
@@ -143,30 +156,7 @@ private struct FieldReader {
         return result
     }
 
-    // The optional… readers: nil for JSON null, else as the plain reader.
-
-    func optionalInt(_ key: String) throws(SnapshotDecodingError) -> Int? {
-        try isNull(key) ? nil : try int(key)
-    }
-
-    func optionalDate(_ key: String) throws(SnapshotDecodingError) -> LocalDate? {
-        try isNull(key) ? nil : try date(key)
-    }
-
-    func optionalFixedPoint(_ key: String, decimals: Int) throws(SnapshotDecodingError) -> Int? {
-        try isNull(key) ? nil : try fixedPoint(key, decimals: decimals)
-    }
-
-    func optionalInstant(_ key: String) throws(SnapshotDecodingError) -> Instant? {
-        try isNull(key) ? nil : try instant(key)
-    }
-
-    private func isNull(_ key: String) throws(SnapshotDecodingError) -> Bool {
-        if case .null = try value(key) { return true }
-        return false
-    }
-
-    func instant(_ key: String) throws(SnapshotDecodingError) -> Instant {
+    func instant(_ key: Key) throws(SnapshotDecodingError) -> Instant {
         let text = try string(key)
         switch text {
         case "infinity": return .distantFuture
@@ -179,41 +169,22 @@ private struct FieldReader {
         }
     }
 
-    private func value(_ key: String) throws(SnapshotDecodingError) -> JSONValue {
+    /// nil for JSON null, else what `read` makes of the key.
+    func optional<T>(_ key: Key, _ read: (Key) throws(SnapshotDecodingError) -> T) throws(SnapshotDecodingError) -> T? {
+        if case .null = try value(key) { return nil }
+        return try read(key)
+    }
+
+    private func value(_ key: Key) throws(SnapshotDecodingError) -> JSONValue {
         // The last of repeated keys wins, as in `jsonb`.
-        guard let value = members.last(where: { $0.key == key })?.value else { throw error(key, "missing") }
+        let name = key.rawValue
+        guard let value = members.last(where: { $0.key == name })?.value else { throw error(key, "missing") }
         return value
     }
 
-    private func string(_ key: String, _ value: JSONValue) throws(SnapshotDecodingError) -> String {
-        guard case .string(let text) = value else { throw error(key, "expected a string, found \(Self.kind(value))") }
-        return text
-    }
+    private func childPath(_ key: Key) -> String { path.isEmpty ? key.rawValue : path + "." + key.rawValue }
 
-    private func int(_ key: String, _ value: JSONValue) throws(SnapshotDecodingError) -> Int {
-        try fixedPoint(key, value, decimals: 0)
-    }
-
-    private func fixedPoint(_ key: String, _ value: JSONValue, decimals: Int) throws(SnapshotDecodingError) -> Int {
-        guard case .number(let number) = value else {
-            throw error(key, "expected a number, found \(Self.kind(value))")
-        }
-        guard let scaled = number.scaled(decimals: decimals) else {
-            let what = decimals == 0 ? "an integer" : "a number with at most \(decimals) decimal\(decimals == 1 ? "" : "s")"
-            throw error(key, "expected \(what), found \(number.text)")
-        }
-        return scaled
-    }
-
-    private func date(_ key: String, _ value: JSONValue) throws(SnapshotDecodingError) -> LocalDate {
-        let text = try string(key, value)
-        guard let date = LocalDate(iso8601: text) else { throw error(key, "expected a YYYY-MM-DD date, found \"\(text)\"") }
-        return date
-    }
-
-    private func childPath(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
-
-    private func error(_ key: String, _ reason: String) -> SnapshotDecodingError {
+    private func error(_ key: Key, _ reason: String) -> SnapshotDecodingError {
         SnapshotDecodingError(path: childPath(key), reason: reason)
     }
 

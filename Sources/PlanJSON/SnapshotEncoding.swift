@@ -21,52 +21,62 @@ extension Snapshot {
 
 /// The order in which each object of a snapshot lists its keys: section 6's, or one the
 /// reader of the bytes prefers (PlanStore sends `plan_history` jsonb's own order). The
-/// keys are sorted once, when the order is made, not per snapshot.
+/// keys are sorted, and their `"name":` bytes made, once, when the order is made.
 public struct SnapshotKeyOrder: Sendable {
-    let snapshot: [SnapshotKey]
-    let inputs: [InputsKey]
-    let targets: [TargetsKey]
-    let phase: [PhaseKey]
-    let projection: [ProjectionKey]
+    let snapshot: ObjectKeys<SnapshotKey>
+    let inputs: ObjectKeys<InputsKey>
+    let targets: ObjectKeys<TargetsKey>
+    let phase: ObjectKeys<PhaseKey>
+    let projection: ObjectKeys<ProjectionKey>
 
     /// As plan-rules.md section 6 lists them (the declaration order of the key enums).
-    public static let contract = SnapshotKeyOrder(
-        snapshot: SnapshotKey.allCases, inputs: InputsKey.allCases, targets: TargetsKey.allCases,
-        phase: PhaseKey.allCases, projection: ProjectionKey.allCases)
+    public static let contract = SnapshotKeyOrder(sortedBy: nil)
 
-    /// Every object's keys sorted by `precedes` (given the key names).
-    public init(sortedBy precedes: (String, String) -> Bool) {
-        func sorted<Key: JSONObjectKey>(_: Key.Type) -> [Key] {
-            Key.allCases.sorted { precedes($0.key.description, $1.key.description) }
+    /// Every object's keys sorted by `precedes` (given the key names); nil keeps section 6's.
+    public init(sortedBy precedes: ((String, String) -> Bool)?) {
+        func keys<Key: JSONObjectKey>(_: Key.Type) -> ObjectKeys<Key> {
+            ObjectKeys(precedes.map { precedes in Key.allCases.sorted { precedes($0.rawValue, $1.rawValue) } }
+                       ?? Key.allCases)
         }
-        self.init(snapshot: sorted(SnapshotKey.self), inputs: sorted(InputsKey.self), targets: sorted(TargetsKey.self),
-                  phase: sorted(PhaseKey.self), projection: sorted(ProjectionKey.self))
-    }
-
-    private init(snapshot: [SnapshotKey], inputs: [InputsKey], targets: [TargetsKey], phase: [PhaseKey],
-                 projection: [ProjectionKey]) {
-        self.snapshot = snapshot
-        self.inputs = inputs
-        self.targets = targets
-        self.phase = phase
-        self.projection = projection
+        snapshot = keys(SnapshotKey.self)
+        inputs = keys(InputsKey.self)
+        targets = keys(TargetsKey.self)
+        phase = keys(PhaseKey.self)
+        projection = keys(ProjectionKey.self)
     }
 }
 
-/// The keys of one kind of JSON object, declared in the contract's order.
-protocol JSONObjectKey: CaseIterable where AllCases == [Self] {
-    var key: StaticString { get }
+/// The keys of one kind of JSON object, declared in the contract's order; the raw value is
+/// the key's name.
+protocol JSONObjectKey: RawRepresentable<String>, CaseIterable, Sendable where AllCases == [Self] {}
+
+/// An object's keys in the order they are written, with their `"name":` bytes one after
+/// the other (key `i`'s end at `ends[i]`).
+struct ObjectKeys<Key: JSONObjectKey>: Sendable {
+    let keys: [Key]
+    let names: [UInt8]
+    let ends: [Int]
+
+    init(_ keys: [Key]) {
+        self.keys = keys
+        let prefixes = keys.map { Array("\"\($0.rawValue)\":".utf8) }
+        names = prefixes.flatMap { $0 }
+        ends = prefixes.reduce(into: []) { ends, prefix in ends.append((ends.last ?? 0) + prefix.count) }
+    }
 }
 
 extension JSONWriter {
-    /// `{"key":value,…}` with `keys` in the order given, each value written by `value`.
-    mutating func object<Key: JSONObjectKey>(_ keys: [Key], _ value: (inout JSONWriter, Key) -> Void) {
+    /// `{"key":value,…}` with the keys in the order given, each value written by `value`.
+    mutating func object<Key: JSONObjectKey>(_ keys: ObjectKeys<Key>, _ value: (inout JSONWriter, Key) -> Void) {
         raw("{")
-        for (index, key) in keys.enumerated() {
-            raw(index == 0 ? "\"" : ",\"")
-            raw(key.key)
-            raw("\":")
-            value(&self, key)
+        keys.names.withUnsafeBufferPointer { names in
+            var start = 0
+            for (index, end) in keys.ends.enumerated() {
+                if index > 0 { raw(",") }
+                append(contentsOf: UnsafeBufferPointer(rebasing: names[start..<end]))
+                value(&self, keys.keys[index])
+                start = end
+            }
         }
         raw("}")
     }
@@ -147,81 +157,26 @@ extension JSONWriter {
 
 // The keys of section 6, in its order.
 
-enum SnapshotKey: JSONObjectKey {
-    case rulesVersion, planDate, reasons, inputs, targets, phase, projection, flags
-    var key: StaticString {
-        switch self {
-        case .rulesVersion: "rules_version"
-        case .planDate: "plan_date"
-        case .reasons: "reasons"
-        case .inputs: "inputs"
-        case .targets: "targets"
-        case .phase: "phase"
-        case .projection: "projection"
-        case .flags: "flags"
-        }
-    }
+enum SnapshotKey: String, JSONObjectKey {
+    case rulesVersion = "rules_version", planDate = "plan_date", reasons, inputs, targets, phase, projection, flags
 }
 
-enum InputsKey: JSONObjectKey {
-    case dateOfBirth, age, gender, heightCm, weightKgReported, weightKgBasis, primaryGoal, activityLevel
-    case targetWeightKg, targetDate, dietaryPreferences, allergies, mealsPerDay, timezone, settingsUpdatedAt
-    var key: StaticString {
-        switch self {
-        case .dateOfBirth: "date_of_birth"
-        case .age: "age"
-        case .gender: "gender"
-        case .heightCm: "height_cm"
-        case .weightKgReported: "weight_kg_reported"
-        case .weightKgBasis: "weight_kg_basis"
-        case .primaryGoal: "primary_goal"
-        case .activityLevel: "activity_level"
-        case .targetWeightKg: "target_weight_kg"
-        case .targetDate: "target_date"
-        case .dietaryPreferences: "dietary_preferences"
-        case .allergies: "allergies"
-        case .mealsPerDay: "meals_per_day"
-        case .timezone: "timezone"
-        case .settingsUpdatedAt: "settings_updated_at"
-        }
-    }
+enum InputsKey: String, JSONObjectKey {
+    case dateOfBirth = "date_of_birth", age, gender, heightCm = "height_cm", weightKgReported = "weight_kg_reported"
+    case weightKgBasis = "weight_kg_basis", primaryGoal = "primary_goal", activityLevel = "activity_level"
+    case targetWeightKg = "target_weight_kg", targetDate = "target_date", dietaryPreferences = "dietary_preferences"
+    case allergies, mealsPerDay = "meals_per_day", timezone, settingsUpdatedAt = "settings_updated_at"
 }
 
-enum TargetsKey: JSONObjectKey {
-    case bmr, tdee, calories, proteinG, fatG, carbsG, waterMl
-    var key: StaticString {
-        switch self {
-        case .bmr: "bmr"
-        case .tdee: "tdee"
-        case .calories: "calories"
-        case .proteinG: "protein_g"
-        case .fatG: "fat_g"
-        case .carbsG: "carbs_g"
-        case .waterMl: "water_ml"
-        }
-    }
+enum TargetsKey: String, JSONObjectKey {
+    case bmr, tdee, calories, proteinG = "protein_g", fatG = "fat_g", carbsG = "carbs_g", waterMl = "water_ml"
 }
 
-enum PhaseKey: JSONObjectKey {
-    case phase, cycleStartDate, phaseDay, nextPhaseSwitchDate
-    var key: StaticString {
-        switch self {
-        case .phase: "phase"
-        case .cycleStartDate: "cycle_start_date"
-        case .phaseDay: "phase_day"
-        case .nextPhaseSwitchDate: "next_phase_switch_date"
-        }
-    }
+enum PhaseKey: String, JSONObjectKey {
+    case phase, cycleStartDate = "cycle_start_date", phaseDay = "phase_day", nextPhaseSwitchDate = "next_phase_switch_date"
 }
 
-enum ProjectionKey: JSONObjectKey {
-    case weeklyRateKg, estimatedWeeks, projectedDate, recommendedTargetDate
-    var key: StaticString {
-        switch self {
-        case .weeklyRateKg: "weekly_rate_kg"
-        case .estimatedWeeks: "estimated_weeks"
-        case .projectedDate: "projected_date"
-        case .recommendedTargetDate: "recommended_target_date"
-        }
-    }
+enum ProjectionKey: String, JSONObjectKey {
+    case weeklyRateKg = "weekly_rate_kg", estimatedWeeks = "estimated_weeks", projectedDate = "projected_date"
+    case recommendedTargetDate = "recommended_target_date"
 }

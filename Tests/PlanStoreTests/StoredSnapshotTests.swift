@@ -37,8 +37,8 @@ import Testing
         #expect(jsonbKeyPrecedes("calories", "water_ml"))
         #expect(!jsonbKeyPrecedes("water_ml", "calories"))
         #expect(!jsonbKeyPrecedes("phase", "phase"))
-        #expect(SnapshotKeyOrder.jsonb.targets == [.bmr, .tdee, .fatG, .carbsG, .calories, .waterMl, .proteinG])
-        #expect(SnapshotKeyOrder.contract.snapshot == SnapshotKey.allCases)
+        #expect(SnapshotKeyOrder.jsonb.targets.keys == [.bmr, .tdee, .fatG, .carbsG, .calories, .waterMl, .proteinG])
+        #expect(SnapshotKeyOrder.contract.snapshot.keys == SnapshotKey.allCases)
     }
 
     /// `value` with every object's keys as PostgreSQL orders a jsonb's: by byte length, then

@@ -32,14 +32,14 @@ public enum DiffValue: Hashable, Sendable {
     }
 
     /// `after − before` when both are numbers, at the finer of the two precisions.
-    static func delta(from before: DiffValue, to after: DiffValue) -> DiffValue? {
+    @inlinable static func delta(from before: DiffValue, to after: DiffValue) -> DiffValue? {
         guard case let .number(a, da) = before, case let .number(b, db) = after else { return nil }
         let decimals = max(da, db)
         return .number(scaled: rescale(b, from: db, to: decimals) - rescale(a, from: da, to: decimals),
                        decimals: decimals)
     }
 
-    private static func rescale(_ value: Int, from decimals: Int, to target: Int) -> Int {
+    @inlinable static func rescale(_ value: Int, from decimals: Int, to target: Int) -> Int {
         var result = value
         for _ in decimals..<target { result *= 10 }
         return result

@@ -16,7 +16,7 @@ public struct FieldChange: Hashable, Sendable {
 
     /// `after − before` at the field's precision (`-1.1`, `0.9`, `500`); nil unless both
     /// sides are numbers (a null on either side has no delta).
-    public var delta: DiffValue? { DiffValue.delta(from: before, to: after) }
+    @inlinable public var delta: DiffValue? { DiffValue.delta(from: before, to: after) }
 
     /// The field's name without its section: `calories` for `targets.calories` (a key of
     /// a notification's `data`).
