@@ -43,12 +43,5 @@ public func signed(_ value: Int) -> String {
 /// `fixedPoint(823, decimals: 1)` → `"82.3"`, `fixedPoint(-5, decimals: 1)` → `"−0.5"`,
 /// `fixedPoint(227, decimals: 3)` → `"0.227"`.
 public func fixedPoint(_ scaled: Int, decimals: Int) -> String {
-    guard decimals > 0 else { return groupedThousands(scaled) }
-    var unit = 1
-    for _ in 0..<decimals { unit *= 10 }
-    let magnitude = scaled.magnitude
-    let whole = groupedThousands(Int(magnitude / UInt(unit)))
-    let fraction = String(magnitude % UInt(unit))
-    let padded = String(repeating: "0", count: decimals - fraction.count) + fraction
-    return (scaled < 0 ? minusSign : "") + whole + "." + padded
+    ReadableFormat.standard.fixedPoint(scaled, decimals: decimals)
 }

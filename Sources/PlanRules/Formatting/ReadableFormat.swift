@@ -34,14 +34,12 @@ public struct ReadableFormat: Hashable, Sendable {
     /// A value held as an integer count of 10^-`decimals` units, with exactly `decimals`
     /// fraction digits: `82.3`, `82,3`.
     public func fixedPoint(_ scaled: Int, decimals: Int) -> String {
-        guard let locale, decimals > 0 else {
-            return locale == nil ? PlanRules.fixedPoint(scaled, decimals: decimals) : integer(scaled)
-        }
+        guard decimals > 0 else { return integer(scaled) }
         var unit = 1
         for _ in 0..<decimals { unit *= 10 }
         let fraction = String(scaled.magnitude % UInt(unit))
         let whole = integer(Int(scaled.magnitude / UInt(unit)))
-        return (scaled < 0 ? minusSign : "") + whole + (locale.decimalSeparator ?? ".")
+        return (scaled < 0 ? minusSign : "") + whole + (locale?.decimalSeparator ?? ".")
             + String(repeating: "0", count: decimals - fraction.count) + fraction
     }
 
