@@ -47,14 +47,6 @@ extension ZoneDatabase {
             sourceModifiedAt: modified.map { Instant(secondsSinceEpoch: Int64($0.timeIntervalSince1970.rounded(.down))) })
     }
 
-    /// A database of exactly `knownNames`, read from `zoneDirectory` (tests): a name
-    /// without a readable TZif file there is known but has no zone.
-    public static func load(knownNames: Set<String>, version: String,
-                            zoneDirectory: String = "/usr/share/zoneinfo") -> ZoneDatabase {
-        ZoneDatabase(version: version, zones: knownNames.compactMap { try? loadZoneFile($0, directory: zoneDirectory) },
-                     knownNames: knownNames)
-    }
-
     /// Reads and parses the TZif file of one zone.
     public static func loadZoneFile(_ name: String, directory: String) throws -> Zone {
         let path = directory + "/" + name

@@ -1,7 +1,6 @@
 import PlanJSON
 import Testing
 @testable import PlanRules
-import ZoneFiles
 
 /// `computePlan`: the whole snapshot, the basis weight and cycle start taken from the
 /// current plan, flags sorted, reasons in section 2's order.
@@ -112,7 +111,7 @@ struct PlanComputationTests {
         let row = UserSettingsRow(userID: 1, dateOfBirth: "1993-06-15", gender: "male", heightCm: "178.0",
                                   currentWeightKg: "82.0", targetWeightKg: "75.0", primaryGoal: "lose_weight",
                                   targetDate: targetDate, activityLevel: "moderately_active", onboardingCompleted: true)
-        let judgement = judge(row, planDate: Self.planDate, zones: ZoneDatabase.load(knownNames: ["UTC"], version: "test"))
+        let judgement = judge(row, planDate: Self.planDate, zones: TimeTestFixtures.zones(knownNames: ["UTC"]))
         guard case .valid(let settings) = judgement else {
             Issue.record("judged \(judgement)")
             return

@@ -1,6 +1,5 @@
 import Testing
 @testable import PlanRules
-import ZoneFiles
 
 /// Invariants of sections 3 and 4 over thousands of seeded random valid profiles. The
 /// seed is fixed, so a failure reproduces; the profile is in the failure message.
@@ -39,7 +38,7 @@ struct PropertySweepTests {
             timezone: "UTC", onboardingCompleted: true, updatedAt: nil)
     }
 
-    static let zones = ZoneDatabase.load(knownNames: ["UTC"], version: "test")
+    static let zones = TimeTestFixtures.zones(knownNames: ["UTC"])
 
     static func validSettings(_ row: UserSettingsRow) -> ValidSettings? {
         if case .valid(let settings) = judge(row, planDate: planDate, zones: zones) { settings } else { nil }

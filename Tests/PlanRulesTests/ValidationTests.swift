@@ -4,8 +4,7 @@ import ZoneFiles
 
 /// Sections 1.1 and 1.2: incomplete rows, then every row of the validation table.
 struct ValidationTests {
-    static let zones = ZoneDatabase.load(knownNames: ["UTC", "Europe/Berlin", "US/Eastern", "Etc/GMT+12", "EST"],
-                                         version: "test")
+    static let zones = TimeTestFixtures.zones(knownNames: ["UTC", "Europe/Berlin", "US/Eastern", "Etc/GMT+12", "EST"])
     static let planDate = LocalDate(year: 2026, month: 3, day: 2)
 
     /// A complete, valid row; each test breaks one thing.
