@@ -73,11 +73,6 @@ public struct SnapshotDecodingError: Error, Hashable, Sendable, CustomStringConv
     public var path: String
     public var reason: String
 
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
     public var description: String {
         path.isEmpty ? "not a plan snapshot: \(reason)" : "not a plan snapshot: \(path): \(reason)"
     }

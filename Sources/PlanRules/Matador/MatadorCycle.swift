@@ -9,10 +9,6 @@ public struct MatadorCycle: Hashable, Sendable {
 
     public let start: LocalDate
 
-    public init(start: LocalDate) {
-        self.start = start
-    }
-
     /// Day n of the cycle at `date` (not before `start`).
     public func day(at date: LocalDate) -> Int {
         date.days(since: start)
