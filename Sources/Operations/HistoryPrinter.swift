@@ -65,7 +65,7 @@ public struct HistoryPrinter {
         switch format {
         case .table:
             let rerun = record.seq > 0 ? ", rerun \(record.seq)" : ""
-            return "\(PlanChangeSummary.timelineDate(record.planDate, format: readable)) — \(summary.event) — \(summary.details)"
+            return "\(readable.timelineDate(record.planDate)) — \(summary.event) — \(summary.details)"
                 + "  [\(record.reasons.joined(separator: ", "))\(rerun); run \(record.runID)]"
         case .csv:
             let fields: [String] = [

@@ -55,9 +55,4 @@ public struct PlanChangeSummary: Hashable, Sendable {
         if !others.isEmpty { parts.append("Changed: " + others.map(\.field).joined(separator: ", ")) }
         details = parts.joined(separator: " · ")
     }
-
-    /// `Oct 21, 2025` (`21. Okt. 2025` with `--locale de-DE`).
-    public static func timelineDate(_ date: LocalDate, format: ReadableFormat = .standard) -> String {
-        format.timelineDate(date)
-    }
 }

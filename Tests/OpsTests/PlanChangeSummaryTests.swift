@@ -54,6 +54,6 @@ import Testing
     }
 
     @Test func timelineDatesAreWrittenAsTheAppDoes() {
-        #expect(PlanChangeSummary.timelineDate(LocalDate(year: 2025, month: 10, day: 21)) == "Oct 21, 2025")
+        #expect(ReadableFormat.standard.timelineDate(LocalDate(year: 2025, month: 10, day: 21)) == "Oct 21, 2025")
     }
 }
