@@ -9,11 +9,7 @@ extension Array where Element == FieldChange {
         for (index, entry) in enumerated() {
             if index > 0 { writer.raw(",") }
             writer.raw("{\"path\":"); writer.string(entry.path)
-            writer.raw(",\"before\":"); writer.diffValue(entry.before)
-            writer.raw(",\"after\":"); writer.diffValue(entry.after)
-            if let delta = entry.delta {
-                writer.raw(",\"delta\":"); writer.diffValue(delta)
-            }
+            writer.raw(","); writer.change(entry)
             writer.raw("}")
         }
         writer.raw("]")
@@ -24,6 +20,16 @@ extension Array where Element == FieldChange {
 }
 
 extension JSONWriter {
+    /// `"before":…,"after":…`, and `,"delta":…` when both sides are numbers: a diff
+    /// entry's and a notification change's members.
+    mutating func change(_ change: FieldChange) {
+        raw("\"before\":"); diffValue(change.before)
+        raw(",\"after\":"); diffValue(change.after)
+        if let delta = change.delta {
+            raw(",\"delta\":"); diffValue(delta)
+        }
+    }
+
     mutating func diffValue(_ value: DiffValue) {
         switch value {
         case .null: null()

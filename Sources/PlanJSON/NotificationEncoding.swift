@@ -46,12 +46,7 @@ extension JSONWriter {
             for (index, change) in changes.enumerated() {
                 if index > 0 { raw(",") }
                 string(String(change.field))
-                raw(":{\"before\":"); diffValue(change.before)
-                raw(",\"after\":"); diffValue(change.after)
-                if let delta = change.delta {
-                    raw(",\"delta\":"); diffValue(delta)
-                }
-                raw("}")
+                raw(":{"); self.change(change); raw("}")
             }
             raw("}")
         }
