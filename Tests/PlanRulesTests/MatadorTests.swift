@@ -83,3 +83,13 @@ struct MatadorTests {
         #expect(matadorCycle(goal: .loseWeight, planDate: earlier, currentPlan: previous)?.start == earlier)
     }
 }
+
+extension MatadorCycle {
+    /// Every boundary after `lastEvaluated` and on or before `planDate`, in order.
+    func boundaries(after lastEvaluated: LocalDate, through planDate: LocalDate) -> [LocalDate] {
+        let first = nextPhaseSwitchDate(after: lastEvaluated)
+        guard first <= planDate else { return [] }
+        return stride(from: first.daysSinceEpoch, through: planDate.daysSinceEpoch, by: Self.phaseLength)
+            .map(LocalDate.init(daysSinceEpoch:))
+    }
+}

@@ -232,6 +232,20 @@ import ZoneFiles
     }
 }
 
+extension CopyKey {
+    /// The placeholders an entry uses: every locale's entry has the same ones.
+    var placeholders: Set<String> {
+        switch self {
+        case .planCreatedBody: ["calories", "protein", "water"]
+        case .toMaintenanceBody, .toMaintenanceAtFloorBody, .toDeficitBody: ["calories"]
+        case .targetsUpdatedBody: ["changes"]
+        case .caloriesChange, .proteinChange, .waterChange: ["before", "after", "delta"]
+        case .grams, .milliliters, .fluidOunces: ["value"]
+        case .planCreatedTitle, .toMaintenanceTitle, .toDeficitTitle, .targetsUpdatedTitle, .listSeparator: []
+        }
+    }
+}
+
 /// `history --locale` and `explain --locale`: numbers and dates through ICU; en-US (the
 /// default) is the text as it has always been.
 @Suite struct ReadableFormatTests {

@@ -37,14 +37,6 @@ public struct MatadorCycle: Hashable, Sendable {
         nextPhaseSwitchDate(after: lastEvaluated) <= planDate
     }
 
-    /// Every boundary after `lastEvaluated` and on or before `planDate`, in order.
-    public func boundaries(after lastEvaluated: LocalDate, through planDate: LocalDate) -> [LocalDate] {
-        let first = nextPhaseSwitchDate(after: lastEvaluated)
-        guard first <= planDate else { return [] }
-        return stride(from: first.daysSinceEpoch, through: planDate.daysSinceEpoch, by: Self.phaseLength)
-            .map(LocalDate.init(daysSinceEpoch:))
-    }
-
     /// The phase fields of a snapshot at `planDate`.
     public func phaseInfo(at planDate: LocalDate) -> Snapshot.PhaseInfo {
         Snapshot.PhaseInfo(phase: phase(at: planDate), cycleStartDate: start,
