@@ -234,7 +234,7 @@ public struct UserPlanState: Hashable, Sendable {
     public var currentPlan: Snapshot?
     /// How many history rows carry `currentPlan.planDate` (the `n` of a notification id
     /// for a same-day manual rerun; section 7).
-    public var historyRowsOnCurrentPlanDate: Int
+    public var historyRowsOnCurrentPlanDate = 0
     /// E: the plan date of the latest run that regenerated the user, written or not.
     public var lastEvaluatedDate: LocalDate?
     /// The latest `updated_at` the job saw for this user (to the microsecond).
@@ -244,14 +244,6 @@ public struct UserPlanState: Hashable, Sendable {
     public var judgedUpdatedAt: Instant?
     public var judgedRulesVersion: String?
 
-    public init(currentPlan: Snapshot? = nil, historyRowsOnCurrentPlanDate: Int = 0,
-                lastEvaluatedDate: LocalDate? = nil, seenUpdatedAt: Instant? = nil,
-                judgedUpdatedAt: Instant? = nil, judgedRulesVersion: String? = nil) {
-        self.currentPlan = currentPlan
-        self.historyRowsOnCurrentPlanDate = historyRowsOnCurrentPlanDate
-        self.lastEvaluatedDate = lastEvaluatedDate
-        self.seenUpdatedAt = seenUpdatedAt
-        self.judgedUpdatedAt = judgedUpdatedAt
-        self.judgedRulesVersion = judgedRulesVersion
-    }
+    /// Before the first evaluation: nothing remembered.
+    public init() {}
 }
