@@ -30,12 +30,11 @@ extension ZoneDatabase {
         var zones: [Zone] = []
         var missing: [String] = []
         for name in names.sorted() {
-            guard let bytes = FileManager.default.contents(atPath: directory + "/" + name).map(Array.init),
-                  bytes.starts(with: "TZif".utf8) else {
-                missing.append(name)
-                continue
+            switch Result(catching: { try loadZoneFile(name, directory: directory) }) {
+            case .success(let zone?): zones.append(zone)
+            case .success(nil): missing.append(name)
+            case .failure: break  // known, without a zone
             }
-            if let zone = try? Zone(name: name, tzif: bytes) { zones.append(zone) }
         }
         guard missing.isEmpty else {
             throw ZoneDatabaseError(path: directory, reason: "no TZif file for known zones: "
@@ -47,12 +46,11 @@ extension ZoneDatabase {
             sourceModifiedAt: modified.map { Instant(secondsSinceEpoch: Int64($0.timeIntervalSince1970.rounded(.down))) })
     }
 
-    /// Reads and parses the TZif file of one zone.
-    public static func loadZoneFile(_ name: String, directory: String) throws -> Zone {
+    /// Reads and parses the TZif file of one zone; nil when there is none (no readable
+    /// file, or one that does not start with `TZif`).
+    public static func loadZoneFile(_ name: String, directory: String) throws -> Zone? {
         let path = directory + "/" + name
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ZoneDatabaseError(path: path, reason: "cannot read the zone file")
-        }
+        guard let data = FileManager.default.contents(atPath: path), data.starts(with: "TZif".utf8) else { return nil }
         do {
             return try Zone(name: name, tzif: [UInt8](data))
         } catch {
