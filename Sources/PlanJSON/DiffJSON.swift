@@ -22,7 +22,7 @@ extension Array where Element == FieldChange {
 extension JSONWriter {
     /// `"before":…,"after":…`, and `,"delta":…` when both sides are numbers: a diff
     /// entry's and a notification change's members.
-    mutating func change(_ change: FieldChange) {
+    @inline(__always) mutating func change(_ change: FieldChange) {
         raw("\"before\":"); diffValue(change.before)
         raw(",\"after\":"); diffValue(change.after)
         if let delta = change.delta {

@@ -47,6 +47,12 @@ struct JSONWriter: ~Copyable {
         text.withUTF8 { append(contentsOf: $0) }
     }
 
+    /// At least `size` bytes of room after what was written, to write in place.
+    private mutating func free(_ size: Int) -> UnsafeMutableBufferPointer<UInt8> {
+        if capacity - count < size { grow(toHold: size) }
+        return UnsafeMutableBufferPointer(start: base + count, count: size)
+    }
+
     private mutating func grow(toHold extra: Int) {
         let newCapacity = max(capacity * 2, count + extra)
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
@@ -147,19 +153,15 @@ struct JSONWriter: ~Copyable {
     }
 
     /// `YYYY-MM-DD` (section 6).
-    mutating func date(_ date: LocalDate, quoted: Bool = true) {
-        if quoted { append(UInt8(ascii: "\"")) }
-        let (year, month, day) = date.components
-        if (0...9999).contains(year) {
-            appendDigits(UInt(year), minimumWidth: 4)
-            append(UInt8(ascii: "-"))
-            appendDigits(UInt(month), minimumWidth: 2)
-            append(UInt8(ascii: "-"))
-            appendDigits(UInt(day), minimumWidth: 2)
+    mutating func date(_ date: LocalDate) {
+        append(UInt8(ascii: "\""))
+        if (0...9999).contains(date.year) {
+            date.putISO(into: free(10), at: 0)
+            count += 10
         } else {
             append(date.description)
         }
-        if quoted { append(UInt8(ascii: "\"")) }
+        append(UInt8(ascii: "\""))
     }
 
     /// RFC 3339 in UTC with six fractional digits (section 6), as a JSON string.
@@ -167,17 +169,8 @@ struct JSONWriter: ~Copyable {
     /// `.distantPast`) have no RFC 3339 form and are written as PostgreSQL writes them.
     mutating func instant(_ instant: Instant) {
         append(UInt8(ascii: "\""))
-        if let (date, secondOfDay, microsecond) = instant.utcParts, (0...9999).contains(date.components.year) {
-            self.date(date, quoted: false)
-            append(UInt8(ascii: "T"))
-            appendDigits(UInt(secondOfDay / 3600), minimumWidth: 2)
-            append(UInt8(ascii: ":"))
-            appendDigits(UInt(secondOfDay / 60 % 60), minimumWidth: 2)
-            append(UInt8(ascii: ":"))
-            appendDigits(UInt(secondOfDay % 60), minimumWidth: 2)
-            append(UInt8(ascii: "."))
-            appendDigits(UInt(microsecond), minimumWidth: 6)
-            append(UInt8(ascii: "Z"))
+        if instant.putRFC3339(into: free(27), at: 0) {
+            count += 27
         } else {
             append(rfc3339Text(instant))
         }

@@ -84,7 +84,7 @@ public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible
     }
 
     /// Writes `YYYY-MM-DD` (a year in 0…9999) at `offset` of `text`: ten bytes.
-    func putISO(into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+    public func putISO(into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
         let (y, m, d) = components
         text.putDigits(y, width: 4, at: offset)
         text[offset + 4] = UInt8(ascii: "-")
