@@ -121,8 +121,9 @@ struct ExplanationTests {
 
     @Test(arguments: [(150, "+150"), (-150, "−150"), (-5, "−5"), (0, "0"), (1500, "+1,500")])
     func signedValuesAlwaysShowTheirSign(value: Int, text: String) {
-        #expect(signed(value) == text)
-        #expect(!signed(value).contains("-"))  // never an ASCII hyphen-minus
+        let signed = LocalizedCopy(.unlocalized).signedNumber(value)
+        #expect(signed == text)
+        #expect(!signed.contains("-"))  // never an ASCII hyphen-minus
     }
 
     @Test func fixedPointKeepsItsDecimals() {

@@ -32,12 +32,6 @@ public func groupedThousands(_ value: Int) -> String {
     return value < 0 ? minusSign + grouped : grouped
 }
 
-/// A change with its sign always written: `150` → `"+150"`, `-150` → `"−150"`,
-/// `-1500` → `"−1,500"`, `0` → `"0"`.
-public func signed(_ value: Int) -> String {
-    value > 0 ? "+" + groupedThousands(value) : groupedThousands(value)
-}
-
 /// A fixed-point value held as an integer count of 10^-`decimals` units, written with
 /// exactly `decimals` digits after the point and grouped thousands before it:
 /// `fixedPoint(823, decimals: 1)` → `"82.3"`, `fixedPoint(-5, decimals: 1)` → `"−0.5"`,
