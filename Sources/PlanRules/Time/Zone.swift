@@ -16,11 +16,6 @@ public final class Zone: Sendable {
         self.init(name: name, table: OffsetTable(try TZifFile(bytes: bytes)))
     }
 
-    /// Seconds east of UTC in effect at `instant`.
-    public func utcOffsetSeconds(at instant: Instant) -> Int {
-        table.offset(at: instant.secondsSinceEpoch)
-    }
-
     /// The local calendar date at `instant` (plan-rules.md section 2, "Plan date").
     public func localDate(at instant: Instant) -> LocalDate {
         let second = instant.secondsSinceEpoch
