@@ -62,10 +62,8 @@ extension DiffValue {
     /// arrays, exponents: a row edited by hand) is kept as its JSON text.
     init(json value: JSONValue) {
         switch value {
-        case .null:
-            self = .null
-        case .string(let text):
-            self = .string(text)
+        case .null: self = .null
+        case .string(let text): self = .string(text)
         case .number(let number):
             let text = number.text
             let decimals = text.firstIndex(of: ".").map { text.distance(from: $0, to: text.endIndex) - 1 } ?? 0
@@ -74,8 +72,7 @@ extension DiffValue {
         case .array(let elements):
             let texts = elements.compactMap { if case .string(let text) = $0 { text } else { nil } }
             self = texts.count == elements.count ? .strings(texts) : .string(value.jsonString)
-        case .bool, .object:
-            self = .string(value.jsonString)
+        case .bool, .object: self = .string(value.jsonString)
         }
     }
 }
