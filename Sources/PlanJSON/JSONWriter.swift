@@ -42,7 +42,9 @@ struct JSONWriter: ~Copyable {
         count += bytes.count
     }
 
-    private mutating func append(_ text: String) {
+    /// Text written as is: a validated number literal, or a date or instant beyond the
+    /// four-digit years.
+    mutating func append(_ text: String) {
         var text = text
         text.withUTF8 { append(contentsOf: $0) }
     }
@@ -65,11 +67,6 @@ struct JSONWriter: ~Copyable {
     /// Structural text written as is: braces, commas, `"key":` prefixes.
     mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { append(contentsOf: $0) }
-    }
-
-    /// Text already in JSON form (a validated number literal).
-    mutating func appendText(_ text: String) {
-        append(text)
     }
 
     mutating func null() { raw("null") }
