@@ -116,37 +116,23 @@ struct JSONWriter: ~Copyable {
         appendDigits(value.magnitude, minimumWidth: 1)
     }
 
-    /// A value held in tenths with exactly one decimal: `1780` → `178.0`, `-11` → `-1.1`.
-    mutating func tenths(_ value: Int) {
-        if value < 0 { append(UInt8(ascii: "-")) }
-        appendDigits(value.magnitude / 10, minimumWidth: 1)
+    /// A value held in units of 10^-`decimals` with up to `decimals` digits after the point,
+    /// trailing zeros dropped but one kept (0: an integer). Tenths: `1780` → `178.0`,
+    /// `-11` → `-1.1`; thousandths: `227` → `0.227`, `250` → `0.25`, `0` → `0.0`.
+    mutating func fixedPoint(_ scaled: Int, decimals: Int) {
+        guard decimals > 0 else { return int(scaled) }
+        if scaled < 0 { append(UInt8(ascii: "-")) }
+        var unit: UInt = 1
+        for _ in 0..<decimals { unit *= 10 }
+        appendDigits(scaled.magnitude / unit, minimumWidth: 1)
         append(UInt8(ascii: "."))
-        appendDigits(value.magnitude % 10, minimumWidth: 1)
-    }
-
-    /// A value held in thousandths with up to three decimals and at least one, trailing
-    /// zeros dropped: `227` → `0.227`, `250` → `0.25`, `0` → `0.0`, `-23` → `-0.023`.
-    mutating func thousandths(_ value: Int) {
-        if value < 0 { append(UInt8(ascii: "-")) }
-        appendDigits(value.magnitude / 1000, minimumWidth: 1)
-        append(UInt8(ascii: "."))
-        var fraction = value.magnitude % 1000
-        var width = 3
+        var fraction = scaled.magnitude % unit
+        var width = decimals
         while width > 1, fraction % 10 == 0 {
             fraction /= 10
             width -= 1
         }
         appendDigits(fraction, minimumWidth: width)
-    }
-
-    /// A fixed-point value with `decimals` digits after the point (0: an integer; 1: tenths;
-    /// 3: thousandths), with the conventions above.
-    mutating func fixedPoint(_ scaled: Int, decimals: Int) {
-        switch decimals {
-        case 1: tenths(scaled)
-        case 3: thousandths(scaled)
-        default: int(scaled)
-        }
     }
 
     /// `YYYY-MM-DD` (section 6).

@@ -102,12 +102,12 @@ extension JSONWriter {
             case .dateOfBirth: writer.date(i.dateOfBirth)
             case .age: writer.int(i.age)
             case .gender: writer.string(i.gender.rawValue)
-            case .heightCm: writer.tenths(i.heightTenthsCm)
-            case .weightKgReported: writer.tenths(i.weightReportedTenthsKg)
-            case .weightKgBasis: writer.tenths(i.weightBasisTenthsKg)
+            case .heightCm: writer.fixedPoint(i.heightTenthsCm, decimals: 1)
+            case .weightKgReported: writer.fixedPoint(i.weightReportedTenthsKg, decimals: 1)
+            case .weightKgBasis: writer.fixedPoint(i.weightBasisTenthsKg, decimals: 1)
             case .primaryGoal: writer.string(i.primaryGoal.rawValue)
             case .activityLevel: writer.string(i.activityLevel.rawValue)
-            case .targetWeightKg: writer.optional(i.targetWeightTenthsKg) { $0.tenths($1) }
+            case .targetWeightKg: writer.optional(i.targetWeightTenthsKg) { $0.fixedPoint($1, decimals: 1) }
             case .targetDate: writer.optional(i.targetDate) { $0.date($1) }
             case .dietaryPreferences: writer.strings(i.dietaryPreferences)
             case .allergies: writer.strings(i.allergies)
@@ -146,7 +146,7 @@ extension JSONWriter {
     private mutating func projection(_ p: Snapshot.Projection, order: SnapshotKeyOrder) {
         object(order.projection) { writer, key in
             switch key {
-            case .weeklyRateKg: writer.thousandths(p.weeklyRateThousandthsKg)
+            case .weeklyRateKg: writer.fixedPoint(p.weeklyRateThousandthsKg, decimals: 3)
             case .estimatedWeeks: writer.optional(p.estimatedWeeks) { $0.int($1) }
             case .projectedDate: writer.optional(p.projectedDate) { $0.date($1) }
             case .recommendedTargetDate: writer.optional(p.recommendedTargetDate) { $0.date($1) }
