@@ -34,7 +34,7 @@ public struct PlanOutlook: Sendable {
 
         let now = evaluate(row: row, state: state, at: asOf, manualRerun: false, zones: zones)
         var following = (state: state, at: now.nextScheduledCheck)
-        if Self.doesSomething(now) {
+        if now.outcome != .notDue {
             lines.append("Due now: a run at \(asOf.rfc3339) would act on the plan for \(format.date(now.planDate)): "
                          + Self.describe(now, format, missing: missing))
             following = (now.newState, now.nextScheduledCheck)
@@ -43,7 +43,7 @@ public struct PlanOutlook: Sendable {
             let later = evaluate(row: row, state: following.state, at: at, manualRerun: false, zones: zones)
             lines.append("Next scheduled check: \(at.rfc3339) (local midnight of \(format.date(later.planDate))): "
                          + Self.describe(later, format, missing: missing))
-        } else if !Self.doesSomething(now) {
+        } else if now.outcome == .notDue {
             lines.append("Nothing is scheduled: the plan changes only when the settings are written again.")
         }
         self.lines = lines
@@ -52,10 +52,6 @@ public struct PlanOutlook: Sendable {
     public func render() -> String {
         (["What happens next (if the settings are not written again):"] + lines.map { "  - " + $0 })
             .joined(separator: "\n") + "\n"
-    }
-
-    private static func doesSomething(_ evaluation: Evaluation) -> Bool {
-        !evaluation.reasons.isEmpty || !evaluation.rejections.isEmpty || evaluation.recordedIncomplete
     }
 
     /// - Parameter missing: what makes the live row incomplete (`missingForCompleteness`).
