@@ -203,7 +203,8 @@ struct PlanDerivation {
 
     private func kg(_ tenths: Int) -> String { exactDecimal(tenths, over: 10, format: format) + " kg" }
     private func cm(_ tenths: Int) -> String { exactDecimal(tenths, over: 10, format: format) + " cm" }
-    private func words(_ rawValue: String) -> String { rawValue.replacingUnderscores() }
+    /// `moderately_active` → `moderately active`.
+    private func words(_ rawValue: String) -> String { String(rawValue.map { $0 == "_" ? " " : $0 }) }
     /// A rule's ratio in tenths, as the rule book writes it whatever the locale: `1.0`.
     private func tenths(_ value: Int) -> String { fixedPoint(value, decimals: 1) }
 
@@ -216,12 +217,5 @@ struct PlanDerivation {
 
     private func adjustmentWords(_ adjustment: Int) -> String {
         adjustment == 0 ? "+ 0" : "\(adjustment < 0 ? minusSign : "+") \(abs(adjustment))"
-    }
-}
-
-extension String {
-    /// `moderately_active` → `moderately active`.
-    fileprivate func replacingUnderscores() -> String {
-        String(map { $0 == "_" ? " " : $0 })
     }
 }
