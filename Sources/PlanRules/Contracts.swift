@@ -1,12 +1,13 @@
 // What reading and validation hand to the rest of PlanRules.
 
 /// A complete, valid settings row, read per section 1 (heights and weights in tenths,
-/// NULL defaults applied, NULL array elements dropped). The inputs a plan is computed from.
+/// NULL defaults applied, NULL array elements dropped). The inputs a plan is computed from;
+/// fields named as a snapshot's `inputs` name them (section 6).
 public struct ValidSettings: Hashable, Sendable {
     public var dateOfBirth: LocalDate
     public var gender: Gender
     public var heightTenthsCm: Int
-    public var weightTenthsKg: Int
+    public var weightReportedTenthsKg: Int
     public var primaryGoal: PrimaryGoal
     public var activityLevel: ActivityLevel
     public var targetWeightTenthsKg: Int?
@@ -14,9 +15,10 @@ public struct ValidSettings: Hashable, Sendable {
     public var dietaryPreferences: [String]
     public var allergies: [String]
     public var mealsPerDay: Int
-    /// As written in the row (NULL reads as `UTC`).
+    /// The row's string as written (`US/Eastern` stays `US/Eastern`; NULL is `UTC`).
     public var timezone: String
-    public var updatedAt: Instant?
+    /// The row's `updated_at`; NULL reads as nil and is written as JSON null.
+    public var settingsUpdatedAt: Instant?
 }
 
 /// The field names of section 1.2's table, in its order.

@@ -9,9 +9,9 @@ struct ExplanationTests {
                      dateOfBirth: LocalDate = LocalDate(year: 1993, month: 6, day: 15),
                      planDate: LocalDate = LocalDate(year: 2026, month: 3, day: 2)) -> Snapshot {
         let settings = ValidSettings(dateOfBirth: dateOfBirth, gender: gender, heightTenthsCm: height,
-                                     weightTenthsKg: weight, primaryGoal: goal, activityLevel: activity,
+                                     weightReportedTenthsKg: weight, primaryGoal: goal, activityLevel: activity,
                                      targetWeightTenthsKg: target, targetDate: targetDate, dietaryPreferences: [],
-                                     allergies: [], mealsPerDay: 3, timezone: "UTC", updatedAt: nil)
+                                     allergies: [], mealsPerDay: 3, timezone: "UTC", settingsUpdatedAt: nil)
         return computePlan(from: settings, planDate: planDate, reasons: [.created], currentPlan: nil)
     }
 

@@ -11,10 +11,10 @@ struct PlanComputationTests {
                          targetDate: LocalDate? = LocalDate(year: 2026, month: 9, day: 1),
                          gender: Gender = .male) -> ValidSettings {
         ValidSettings(dateOfBirth: LocalDate(year: 1993, month: 6, day: 15), gender: gender,
-                      heightTenthsCm: 1780, weightTenthsKg: weight, primaryGoal: goal,
+                      heightTenthsCm: 1780, weightReportedTenthsKg: weight, primaryGoal: goal,
                       activityLevel: .moderatelyActive, targetWeightTenthsKg: target, targetDate: targetDate,
                       dietaryPreferences: ["vegan"], allergies: ["soy", "nuts"], mealsPerDay: 4,
-                      timezone: "US/Eastern", updatedAt: Instant(secondsSinceEpoch: 1_772_355_600))
+                      timezone: "US/Eastern", settingsUpdatedAt: Instant(secondsSinceEpoch: 1_772_355_600))
     }
 
     @Test func theFirstPlanCopiesTheInputsAndComputesEveryTarget() {
@@ -98,10 +98,10 @@ struct PlanComputationTests {
     }
 
     @Test func thePlansOwnInputsRegenerateTheSamePlan() {
-        // ValidSettings(planInputs:) turns a stored plan back into effective inputs.
+        // A stored plan's inputs.settings are effective inputs again.
         let first = computePlan(from: Self.settings(weight: 829), planDate: Self.planDate, reasons: [.created],
                                 currentPlan: nil)
-        let again = computePlan(from: ValidSettings(planInputs: first.inputs), planDate: Self.planDate,
+        let again = computePlan(from: first.inputs.settings, planDate: Self.planDate,
                                 reasons: [.created], currentPlan: first)
         #expect(again == first)
     }

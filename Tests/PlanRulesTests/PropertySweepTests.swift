@@ -60,7 +60,7 @@ struct PropertySweepTests {
             #expect(t.calories == max(floor, adjusted), "\(row)")
             #expect(plan.flags.contains(.calorieFloorApplied) == (adjusted < floor), "\(row)")
             #expect(t.carbsG >= 0, "\(row)")
-            #expect(t.fatG >= MacroTargets.minimumFatG(weightTenthsKg: settings.weightTenthsKg), "\(row)")
+            #expect(t.fatG >= MacroTargets.minimumFatG(weightTenthsKg: settings.weightReportedTenthsKg), "\(row)")
             if t.carbsG > 0 {
                 // carbs = round(rest / 4): 4 × carbs is within 2 of the rest.
                 #expect(abs(energy - t.calories) <= 2, "\(row)")

@@ -37,7 +37,7 @@ struct ValidationTests {
             return
         }
         #expect(settings.heightTenthsCm == 1780)
-        #expect(settings.weightTenthsKg == 820)
+        #expect(settings.weightReportedTenthsKg == 820)
         #expect(settings.targetWeightTenthsKg == 750)
         #expect(settings.timezone == "Europe/Berlin")
         #expect(settings.primaryGoal == .loseWeight)

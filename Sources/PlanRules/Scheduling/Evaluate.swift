@@ -98,7 +98,7 @@ private struct UserDecision {
                                  planDate: today, dateOfBirth: live.dateOfBirth)
             }
         }
-        regenerate(from: live ?? ValidSettings(planInputs: current.inputs), planDate: today, reasons: due,
+        regenerate(from: live ?? current.inputs.settings, planDate: today, reasons: due,
                    usedLiveRow: live != nil)
     }
 
