@@ -12,12 +12,9 @@ public func computePlan(from settings: ValidSettings, planDate: LocalDate, reaso
     let years = age(bornOn: settings.dateOfBirth, at: planDate)
     let basis = basisWeightTenthsKg(reported: settings.weightReportedTenthsKg,
                                     currentPlanBasis: currentPlan?.inputs.weightBasisTenthsKg)
-    let targets = PlanTargets(weightBasisTenthsKg: basis, heightTenthsCm: settings.heightTenthsCm, age: years,
-                              gender: settings.gender, activityLevel: settings.activityLevel,
-                              goal: settings.primaryGoal,
-                              cycle: matadorCycle(goal: settings.primaryGoal, planDate: planDate,
-                                                  currentPlan: currentPlan),
-                              planDate: planDate)
+    let inputs = Snapshot.Inputs(settings: settings, age: years, weightBasisTenthsKg: basis)
+    let targets = PlanTargets(inputs, cycle: matadorCycle(goal: settings.primaryGoal, planDate: planDate,
+                                                          currentPlan: currentPlan), planDate: planDate)
     let projection = WeightProjection(goal: settings.primaryGoal, reportedTenthsKg: settings.weightReportedTenthsKg,
                                       targetTenthsKg: settings.targetWeightTenthsKg,
                                       tdee: targets.tdee.rounded, calories: targets.calories.calories,
@@ -37,7 +34,7 @@ public func computePlan(from settings: ValidSettings, planDate: LocalDate, reaso
         rulesVersion: rulesVersion,
         planDate: planDate,
         reasons: Array(Set(reasons)).sorted(),
-        inputs: Snapshot.Inputs(settings: settings, age: years, weightBasisTenthsKg: basis),
+        inputs: inputs,
         targets: targets.snapshotTargets,
         phase: targets.cycle?.phaseInfo(at: planDate)
             ?? Snapshot.PhaseInfo(phase: .none, cycleStartDate: nil, phaseDay: nil, nextPhaseSwitchDate: nil),

@@ -12,10 +12,7 @@ struct PlanDerivation {
         self.plan = plan
         self.format = format
         inputs = plan.inputs
-        targets = PlanTargets(weightBasisTenthsKg: inputs.weightBasisTenthsKg, heightTenthsCm: inputs.heightTenthsCm,
-                              age: inputs.age, gender: inputs.gender, activityLevel: inputs.activityLevel,
-                              goal: inputs.primaryGoal, cycle: plan.phase.cycleStartDate.map(MatadorCycle.init),
-                              planDate: plan.planDate)
+        targets = PlanTargets(inputs, cycle: plan.phase.cycleStartDate.map(MatadorCycle.init), planDate: plan.planDate)
     }
 
     var steps: [PlanExplanation.Step] {
