@@ -30,7 +30,7 @@ extension JSONWriter {
         }
     }
 
-    mutating func diffValue(_ value: DiffValue) {
+    @inline(__always) mutating func diffValue(_ value: DiffValue) {
         switch value {
         case .null: null()
         case let .number(scaled, decimals): fixedPoint(scaled, decimals: decimals)
