@@ -7,6 +7,8 @@ import PackageDescription
 //   CLibPQ      module map over the system libpq (Debian: libpq-dev)
 //   Postgres    the one safe Swift wrapper over libpq
 //   PlanRules   the pure rules of shared/spec/plan-rules.md: no I/O, no database
+//   ZoneFiles   reads the system's tz database, once, for the rules
+//   PlanJSON    the JSON of snapshots, diffs and notification lines; a strict parser
 //   PlanStore   SQL: migrations, reading user_settings, writing plans and the outbox
 //   DemoData    made-up user_settings rows for seed-demo, the tests and the benchmark
 //   NightlyRun  the run pipeline: due users -> rules -> store -> notifications
@@ -35,12 +37,14 @@ let package = Package(
         ),
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         .target(name: "PlanRules"),
-        .target(name: "PlanStore", dependencies: ["Postgres", "PlanRules"]),
+        .target(name: "ZoneFiles", dependencies: ["PlanRules"]),
+        .target(name: "PlanJSON", dependencies: ["PlanRules"]),
+        .target(name: "PlanStore", dependencies: ["Postgres", "PlanJSON", "PlanRules"]),
         .target(name: "DemoData", dependencies: ["PlanStore", "PlanRules", "Postgres"]),
         .target(
             name: "NightlyRun",
             dependencies: [
-                "PlanStore", "PlanRules", "Postgres",
+                "PlanStore", "PlanJSON", "PlanRules", "Postgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: faultInjectionInDebugBuilds
@@ -48,14 +52,14 @@ let package = Package(
         .target(
             name: "Operations",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules",
+                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
             name: "plan-regen",
             dependencies: [
-                "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "DemoData",
+                "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "DemoData", "ZoneFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -65,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "plan-regen-bench",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "DemoData",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "DemoData", "PlanJSON", "ZoneFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/PlanRegenBench"
@@ -73,23 +77,24 @@ let package = Package(
         // A TCP proxy adding latency in each direction: the benchmark's remote database.
         .executableTarget(name: "delay-proxy", path: "Benchmarks/DelayProxy"),
         .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
-        .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules", "PlanJSON", "ZoneFiles"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "Postgres", "TestSupport"]),
+        .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "PlanJSON", "PlanRules", "Postgres", "TestSupport"]),
         .testTarget(
             name: "NightlyRunTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")]
         ),
-        .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData"]),
+        .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Postgres",
+                                                "TestSupport", "ZoneFiles", "DemoData"]),
         // Real processes killed, databases cut, garbage rows, overlapping runs (issue 6).
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

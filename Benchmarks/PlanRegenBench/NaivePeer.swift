@@ -1,4 +1,5 @@
 import Foundation
+import PlanJSON
 import PlanRules
 import PlanStore
 import Postgres

@@ -4,6 +4,7 @@ import NightlyRun
 import PlanRules
 import PlanStore
 import Postgres
+import ZoneFiles
 
 /// The scale benchmark (issues 5 and 17). `Benchmarks/run.sh` builds it in release mode,
 /// starts a throwaway PostgreSQL and runs it; it prints a Markdown table (README "Scale")

@@ -1,4 +1,5 @@
 import Dispatch
+import PlanJSON
 import PlanRules
 import PlanStore
 import Postgres

@@ -1,4 +1,5 @@
 import Logging
+import PlanJSON
 import PlanRules
 import PlanStore
 

@@ -1,3 +1,4 @@
+import PlanJSON
 import PlanRules
 
 /// The line `--dry-run` prints per user it would write to: the outcome, the reasons,

@@ -1,4 +1,5 @@
 import NightlyRun
+import PlanJSON
 import PlanRules
 import PlanStore
 
@@ -64,7 +65,7 @@ public struct HistoryPrinter {
         switch format {
         case .table:
             let rerun = record.seq > 0 ? ", rerun \(record.seq)" : ""
-            return "\(PlanChangeSummary.timelineDate(record.planDate, format: readable)) — \(summary.event) — \(summary.details)"
+            return "\(readable.timelineDate(record.planDate)) — \(summary.event) — \(summary.details)"
                 + "  [\(record.reasons.joined(separator: ", "))\(rerun); run \(record.runID)]"
         case .csv:
             let fields: [String] = [
@@ -88,13 +89,11 @@ public struct HistoryPrinter {
 
     /// The timeline wording of a record, from its stored diff.
     static func summary(of record: HistoryRecord, readable: ReadableFormat = .standard) throws -> PlanChangeSummary {
-        let diff = try JSONValue(parsing: record.diffJSON)
-        guard case .array(let entries) = diff else {
+        guard let changes = try FieldChange.diff(json: record.diffJSON) else {
             throw HistoryError.unreadableDiff(userID: record.userID, planDate: record.planDate)
         }
-        return PlanChangeSummary(changes: entries.compactMap { FieldChange(json: $0, format: readable) },
-                                 calories: record.calories, proteinG: record.proteinG, waterMl: record.waterMl,
-                                 format: readable)
+        return PlanChangeSummary(changes: changes, calories: record.calories, proteinG: record.proteinG,
+                                 waterMl: record.waterMl, format: readable)
     }
 
     /// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).

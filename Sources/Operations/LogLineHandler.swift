@@ -1,4 +1,5 @@
 import Logging
+import PlanJSON
 import PlanRules
 
 /// A swift-log handler writing one line per event to stderr, as `LogFormat` describes.

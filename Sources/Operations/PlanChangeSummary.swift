@@ -15,10 +15,9 @@ public struct PlanChangeSummary: Hashable, Sendable {
     /// - Parameters:
     ///   - changes: the plan's diff (empty for a first plan).
     ///   - calories, proteinG, waterMl: the plan's targets, for a first plan's details.
-    ///   - format: how numbers are written (`--locale`); the changes carry their own.
+    ///   - format: how numbers are written (`--locale`).
     public init(changes: [FieldChange], calories: Int, proteinG: Int, waterMl: Int,
                 format: ReadableFormat = .standard) {
-        let byPath = Dictionary(changes.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         guard !changes.isEmpty else {
             event = "Plan created"
             details = "Target \(format.integer(calories)) cal, \(format.integer(proteinG)) g protein, "
@@ -26,19 +25,19 @@ public struct PlanChangeSummary: Hashable, Sendable {
             return
         }
         var parts: [String] = []
-        let calorieChange = byPath["targets.calories"]
-        if let calorieChange {
-            parts.append("Target \(calorieChange.before) → \(calorieChange.after) cal")
+        /// "Protein 130 → 128 g" when `path` changed.
+        @discardableResult func describe(_ path: String, _ name: String, _ unit: String) -> Bool {
+            guard let change = changes.first(where: { $0.path == path }) else { return false }
+            parts.append("\(name) \(format.text(change.before)) → \(format.text(change.after)) \(unit)")
+            return true
         }
-        if let protein = byPath["targets.protein_g"] { parts.append("Protein \(protein.before) → \(protein.after) g") }
-        if let water = byPath["targets.water_ml"] { parts.append("Water \(water.before) → \(water.after) ml") }
-        if let weight = byPath["inputs.weight_kg_reported"] {
-            parts.append("Weight \(weight.before) → \(weight.after) kg")
-        }
+        let caloriesChanged = describe("targets.calories", "Target", "cal")
+        describe("targets.protein_g", "Protein", "g")
+        describe("targets.water_ml", "Water", "ml")
+        describe("inputs.weight_kg_reported", "Weight", "kg")
         let targetsChanged = changes.contains { $0.path.hasPrefix("targets.") }
-        if let phase = byPath["phase.phase"], ["deficit", "maintenance"].contains(phase.before),
-           ["deficit", "maintenance"].contains(phase.after) {
-            event = phase.after == "maintenance" ? "Maintenance phase started" : "Deficit phase started"
+        if let phase = changes.lazy.compactMap(\.phaseSwitch).first {
+            event = phase == .maintenance ? "Maintenance phase started" : "Deficit phase started"
         } else if targetsChanged {
             event = "Plan recalculated"
         } else if changes.allSatisfy({ $0.path == "inputs.weight_kg_reported" }) {
@@ -46,7 +45,7 @@ public struct PlanChangeSummary: Hashable, Sendable {
         } else {
             event = "Plan updated"
         }
-        if calorieChange == nil { parts.append("Target unchanged (\(format.integer(calories)) cal)") }
+        if !caloriesChanged { parts.append("Target unchanged (\(format.integer(calories)) cal)") }
         // Inputs people set (not the derived ones), flags and the rules version; phase and
         // projection fields follow from those and the date.
         let derived: Set<String> = ["inputs.weight_kg_reported", "inputs.weight_kg_basis", "inputs.settings_updated_at"]
@@ -55,10 +54,5 @@ public struct PlanChangeSummary: Hashable, Sendable {
         }
         if !others.isEmpty { parts.append("Changed: " + others.map(\.field).joined(separator: ", ")) }
         details = parts.joined(separator: " · ")
-    }
-
-    /// `Oct 21, 2025` (`21. Okt. 2025` with `--locale de-DE`).
-    public static func timelineDate(_ date: LocalDate, format: ReadableFormat = .standard) -> String {
-        format.timelineDate(date)
     }
 }

@@ -17,23 +17,24 @@ public struct PlanOutlook: Sendable {
         var lines: [String] = []
         let state = state ?? UserPlanState()
         let missing = ReadSettings(row: row).missingForCompleteness
-        if let written = row.updatedAt, state.judgedUpdatedAt == written, !missing.isEmpty {
+        let version = RowVersion(updatedAt: row.updatedAt, state: state)
+        if let written = row.updatedAt, version.isRecordedAsUnusable, !missing.isEmpty {
             // Incomplete is not an error (plan-rules.md 1.1): plan_rejections has nothing on it.
             lines.append("The settings written at \(written.rfc3339) are incomplete (\(missing.joined(separator: "; "))): "
                          + "no plan is made from them and nothing is recorded in plan_rejections; "
                          + (state.currentPlan == nil ? "the user gets a first plan" : "the plan keeps its inputs")
                          + " once the app writes the row again with onboarding completed.")
-        } else if let written = row.updatedAt, state.judgedUpdatedAt == written {
+        } else if let written = row.updatedAt, version.isRecordedAsUnusable {
             lines.append("The settings written at \(written.rfc3339) were rejected (the reasons are in plan_rejections "
                          + "for this user); the plan keeps its inputs until the app writes the row again.")
-        } else if let written = row.updatedAt, state.currentPlan != nil, state.seenUpdatedAt.map({ written > $0 }) ?? true {
+        } else if let written = row.updatedAt, state.currentPlan != nil, version.isUnseen {
             lines.append("Pending settings change: the row written at \(written.rfc3339) is not applied yet; "
                          + "it takes effect at the user's first local midnight after that write.")
         }
 
         let now = evaluate(row: row, state: state, at: asOf, manualRerun: false, zones: zones)
         var following = (state: state, at: now.nextScheduledCheck)
-        if Self.doesSomething(now) {
+        if now.outcome != .notDue {
             lines.append("Due now: a run at \(asOf.rfc3339) would act on the plan for \(format.date(now.planDate)): "
                          + Self.describe(now, format, missing: missing))
             following = (now.newState, now.nextScheduledCheck)
@@ -42,7 +43,7 @@ public struct PlanOutlook: Sendable {
             let later = evaluate(row: row, state: following.state, at: at, manualRerun: false, zones: zones)
             lines.append("Next scheduled check: \(at.rfc3339) (local midnight of \(format.date(later.planDate))): "
                          + Self.describe(later, format, missing: missing))
-        } else if !Self.doesSomething(now) {
+        } else if now.outcome == .notDue {
             lines.append("Nothing is scheduled: the plan changes only when the settings are written again.")
         }
         self.lines = lines
@@ -53,19 +54,14 @@ public struct PlanOutlook: Sendable {
             .joined(separator: "\n") + "\n"
     }
 
-    private static func doesSomething(_ evaluation: Evaluation) -> Bool {
-        !evaluation.reasons.isEmpty || !evaluation.rejections.isEmpty || evaluation.recordedIncomplete
-    }
-
     /// - Parameter missing: what makes the live row incomplete (`missingForCompleteness`).
     private static func describe(_ evaluation: Evaluation, _ format: ReadableFormat, missing: [String]) -> String {
         var parts: [String] = []
         let reasons = evaluation.reasons.map(\.rawValue).joined(separator: ", ")
         if let history = evaluation.history {
             let targets = history.snapshot.targets
-            let summary = PlanChangeSummary(changes: history.diff.map { FieldChange($0, format: format) },
-                                            calories: targets.calories, proteinG: targets.proteinG,
-                                            waterMl: targets.waterMl, format: format)
+            let summary = PlanChangeSummary(changes: history.diff, calories: targets.calories,
+                                            proteinG: targets.proteinG, waterMl: targets.waterMl, format: format)
             parts.append("\(reasons) → \(summary.event) — \(summary.details)")
             parts.append(evaluation.notification.map { "notification \($0.type.rawValue)" } ?? "no notification")
         } else if !evaluation.reasons.isEmpty {

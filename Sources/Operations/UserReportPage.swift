@@ -1,3 +1,4 @@
+import PlanJSON
 import PlanRules
 import PlanStore
 

@@ -1,13 +1,13 @@
-// Shared contracts between the parts of PlanRules (reading/validation, targets,
-// due reasons). Bodies marked PLACEHOLDER are being written; signatures are stable.
+// What reading and validation hand to the rest of PlanRules.
 
 /// A complete, valid settings row, read per section 1 (heights and weights in tenths,
-/// NULL defaults applied, NULL array elements dropped). The inputs a plan is computed from.
+/// NULL defaults applied, NULL array elements dropped). The inputs a plan is computed from;
+/// fields named as a snapshot's `inputs` name them (section 6).
 public struct ValidSettings: Hashable, Sendable {
     public var dateOfBirth: LocalDate
     public var gender: Gender
     public var heightTenthsCm: Int
-    public var weightTenthsKg: Int
+    public var weightReportedTenthsKg: Int
     public var primaryGoal: PrimaryGoal
     public var activityLevel: ActivityLevel
     public var targetWeightTenthsKg: Int?
@@ -15,28 +15,10 @@ public struct ValidSettings: Hashable, Sendable {
     public var dietaryPreferences: [String]
     public var allergies: [String]
     public var mealsPerDay: Int
-    /// As written in the row (NULL reads as `UTC`).
+    /// The row's string as written (`US/Eastern` stays `US/Eastern`; NULL is `UTC`).
     public var timezone: String
-    public var updatedAt: Instant?
-
-    public init(dateOfBirth: LocalDate, gender: Gender, heightTenthsCm: Int, weightTenthsKg: Int,
-                primaryGoal: PrimaryGoal, activityLevel: ActivityLevel, targetWeightTenthsKg: Int?,
-                targetDate: LocalDate?, dietaryPreferences: [String], allergies: [String],
-                mealsPerDay: Int, timezone: String, updatedAt: Instant?) {
-        self.dateOfBirth = dateOfBirth
-        self.gender = gender
-        self.heightTenthsCm = heightTenthsCm
-        self.weightTenthsKg = weightTenthsKg
-        self.primaryGoal = primaryGoal
-        self.activityLevel = activityLevel
-        self.targetWeightTenthsKg = targetWeightTenthsKg
-        self.targetDate = targetDate
-        self.dietaryPreferences = dietaryPreferences
-        self.allergies = allergies
-        self.mealsPerDay = mealsPerDay
-        self.timezone = timezone
-        self.updatedAt = updatedAt
-    }
+    /// The row's `updated_at`; NULL reads as nil and is written as JSON null.
+    public var settingsUpdatedAt: Instant?
 }
 
 /// The field names of section 1.2's table, in its order.
@@ -58,11 +40,6 @@ public enum SettingsField: String, Hashable, Sendable, CaseIterable {
 public struct FieldRejection: Hashable, Sendable {
     public var field: SettingsField
     public var message: String
-
-    public init(field: SettingsField, message: String) {
-        self.field = field
-        self.message = message
-    }
 }
 
 /// The verdict on a settings row at a plan date (sections 1.1 and 1.2).

@@ -2,27 +2,24 @@
 /// 4 and 5) from valid effective inputs.
 ///
 /// - Parameters:
-///   - settings: the effective inputs (the live row, or the current plan's inputs, see
-///     `ValidSettings(planInputs:)`).
+///   - settings: the effective inputs (the live row, or the current plan's
+///     `inputs.settings`).
 ///   - reasons: why the user is regenerated; written in section 2's order.
 ///   - currentPlan: the user's latest written plan, which supplies the basis weight
 ///     (section 3, "Weight used") and the MATADOR cycle start (section 4).
 public func computePlan(from settings: ValidSettings, planDate: LocalDate, reasons: [DueReason],
                         currentPlan: Snapshot?) -> Snapshot {
     let years = age(bornOn: settings.dateOfBirth, at: planDate)
-    let basis = basisWeightTenthsKg(reported: settings.weightTenthsKg,
+    let basis = basisWeightTenthsKg(reported: settings.weightReportedTenthsKg,
                                     currentPlanBasis: currentPlan?.inputs.weightBasisTenthsKg)
-    let targets = PlanTargets(weightBasisTenthsKg: basis, heightTenthsCm: settings.heightTenthsCm, age: years,
-                              gender: settings.gender, activityLevel: settings.activityLevel,
-                              goal: settings.primaryGoal,
-                              cycle: matadorCycle(goal: settings.primaryGoal, planDate: planDate,
-                                                  currentPlan: currentPlan),
-                              planDate: planDate)
-    let projection = WeightProjection(goal: settings.primaryGoal, reportedTenthsKg: settings.weightTenthsKg,
+    let inputs = Snapshot.Inputs(settings: settings, age: years, weightBasisTenthsKg: basis)
+    let targets = PlanTargets(inputs, cycle: matadorCycle(goal: settings.primaryGoal, planDate: planDate,
+                                                          currentPlan: currentPlan), planDate: planDate)
+    let projection = WeightProjection(goal: settings.primaryGoal, reportedTenthsKg: settings.weightReportedTenthsKg,
                                       targetTenthsKg: settings.targetWeightTenthsKg,
                                       tdee: targets.tdee.rounded, calories: targets.calories.calories,
                                       deficitPhaseCalories: targets.deficitPhaseCalories)
-    let targetDate = TargetDateCheck(goal: settings.primaryGoal, reportedTenthsKg: settings.weightTenthsKg,
+    let targetDate = TargetDateCheck(goal: settings.primaryGoal, reportedTenthsKg: settings.weightReportedTenthsKg,
                                      targetTenthsKg: settings.targetWeightTenthsKg,
                                      targetDate: settings.targetDate, planDate: planDate)
 
@@ -37,14 +34,7 @@ public func computePlan(from settings: ValidSettings, planDate: LocalDate, reaso
         rulesVersion: rulesVersion,
         planDate: planDate,
         reasons: Array(Set(reasons)).sorted(),
-        inputs: Snapshot.Inputs(
-            dateOfBirth: settings.dateOfBirth, age: years, gender: settings.gender,
-            heightTenthsCm: settings.heightTenthsCm, weightReportedTenthsKg: settings.weightTenthsKg,
-            weightBasisTenthsKg: basis, primaryGoal: settings.primaryGoal,
-            activityLevel: settings.activityLevel, targetWeightTenthsKg: settings.targetWeightTenthsKg,
-            targetDate: settings.targetDate, dietaryPreferences: settings.dietaryPreferences,
-            allergies: settings.allergies, mealsPerDay: settings.mealsPerDay,
-            timezone: settings.timezone, settingsUpdatedAt: settings.updatedAt),
+        inputs: inputs,
         targets: targets.snapshotTargets,
         phase: targets.cycle?.phaseInfo(at: planDate)
             ?? Snapshot.PhaseInfo(phase: .none, cycleStartDate: nil, phaseDay: nil, nextPhaseSwitchDate: nil),
@@ -54,19 +44,4 @@ public func computePlan(from settings: ValidSettings, planDate: LocalDate, reaso
             projectedDate: projection.projectedDate(from: planDate),
             recommendedTargetDate: targetDate.recommendedTargetDate),
         flags: flags.sorted())
-}
-
-extension ValidSettings {
-    /// The inputs stored in a plan, as effective inputs for a later date (section 2: while
-    /// a change is pending or was rejected, scheduled events regenerate the plan from the
-    /// current plan's inputs). The reported weight stays the reported one; the basis is
-    /// derived again from the plan it came from, which gives the same basis.
-    public init(planInputs inputs: Snapshot.Inputs) {
-        self.init(dateOfBirth: inputs.dateOfBirth, gender: inputs.gender, heightTenthsCm: inputs.heightTenthsCm,
-                  weightTenthsKg: inputs.weightReportedTenthsKg, primaryGoal: inputs.primaryGoal,
-                  activityLevel: inputs.activityLevel, targetWeightTenthsKg: inputs.targetWeightTenthsKg,
-                  targetDate: inputs.targetDate, dietaryPreferences: inputs.dietaryPreferences,
-                  allergies: inputs.allergies, mealsPerDay: inputs.mealsPerDay, timezone: inputs.timezone,
-                  updatedAt: inputs.settingsUpdatedAt)
-    }
 }

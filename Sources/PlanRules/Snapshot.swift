@@ -26,46 +26,39 @@ public struct Snapshot: Hashable, Sendable {
         self.flags = flags
     }
 
-    /// `inputs` of the snapshot: the effective settings the plan was computed from.
+    /// `inputs` of the snapshot: the effective settings the plan was computed from, and the
+    /// age and basis weight derived from them. The settings' fields read and write under
+    /// their own names (`inputs.timezone`).
+    @dynamicMemberLookup
     public struct Inputs: Hashable, Sendable {
-        public var dateOfBirth: LocalDate
+        /// Also what a later scheduled event regenerates from while the live row is pending
+        /// or rejected (section 2); the basis derived again from this plan is the same.
+        public var settings: ValidSettings
         public var age: Int
-        public var gender: Gender
-        public var heightTenthsCm: Int
-        public var weightReportedTenthsKg: Int
         public var weightBasisTenthsKg: Int
-        public var primaryGoal: PrimaryGoal
-        public var activityLevel: ActivityLevel
-        public var targetWeightTenthsKg: Int?
-        public var targetDate: LocalDate?
-        public var dietaryPreferences: [String]
-        public var allergies: [String]
-        public var mealsPerDay: Int
-        /// The row's string as written (`US/Eastern` stays `US/Eastern`; NULL is `UTC`).
-        public var timezone: String
-        /// The row's `updated_at`; NULL reads as nil and is written as JSON null.
-        public var settingsUpdatedAt: Instant?
+
+        public init(settings: ValidSettings, age: Int, weightBasisTenthsKg: Int) {
+            self.settings = settings
+            self.age = age
+            self.weightBasisTenthsKg = weightBasisTenthsKg
+        }
 
         public init(dateOfBirth: LocalDate, age: Int, gender: Gender, heightTenthsCm: Int,
                     weightReportedTenthsKg: Int, weightBasisTenthsKg: Int, primaryGoal: PrimaryGoal,
                     activityLevel: ActivityLevel, targetWeightTenthsKg: Int?, targetDate: LocalDate?,
                     dietaryPreferences: [String], allergies: [String], mealsPerDay: Int,
                     timezone: String, settingsUpdatedAt: Instant?) {
-            self.dateOfBirth = dateOfBirth
-            self.age = age
-            self.gender = gender
-            self.heightTenthsCm = heightTenthsCm
-            self.weightReportedTenthsKg = weightReportedTenthsKg
-            self.weightBasisTenthsKg = weightBasisTenthsKg
-            self.primaryGoal = primaryGoal
-            self.activityLevel = activityLevel
-            self.targetWeightTenthsKg = targetWeightTenthsKg
-            self.targetDate = targetDate
-            self.dietaryPreferences = dietaryPreferences
-            self.allergies = allergies
-            self.mealsPerDay = mealsPerDay
-            self.timezone = timezone
-            self.settingsUpdatedAt = settingsUpdatedAt
+            self.init(settings: ValidSettings(
+                dateOfBirth: dateOfBirth, gender: gender, heightTenthsCm: heightTenthsCm,
+                weightReportedTenthsKg: weightReportedTenthsKg, primaryGoal: primaryGoal, activityLevel: activityLevel,
+                targetWeightTenthsKg: targetWeightTenthsKg, targetDate: targetDate, dietaryPreferences: dietaryPreferences,
+                allergies: allergies, mealsPerDay: mealsPerDay, timezone: timezone, settingsUpdatedAt: settingsUpdatedAt),
+                      age: age, weightBasisTenthsKg: weightBasisTenthsKg)
+        }
+
+        @inlinable public subscript<Value>(dynamicMember field: WritableKeyPath<ValidSettings, Value>) -> Value {
+            get { settings[keyPath: field] }
+            set { settings[keyPath: field] = newValue }
         }
     }
 
@@ -234,7 +227,7 @@ public struct UserPlanState: Hashable, Sendable {
     public var currentPlan: Snapshot?
     /// How many history rows carry `currentPlan.planDate` (the `n` of a notification id
     /// for a same-day manual rerun; section 7).
-    public var historyRowsOnCurrentPlanDate: Int
+    public var historyRowsOnCurrentPlanDate = 0
     /// E: the plan date of the latest run that regenerated the user, written or not.
     public var lastEvaluatedDate: LocalDate?
     /// The latest `updated_at` the job saw for this user (to the microsecond).
@@ -244,14 +237,6 @@ public struct UserPlanState: Hashable, Sendable {
     public var judgedUpdatedAt: Instant?
     public var judgedRulesVersion: String?
 
-    public init(currentPlan: Snapshot? = nil, historyRowsOnCurrentPlanDate: Int = 0,
-                lastEvaluatedDate: LocalDate? = nil, seenUpdatedAt: Instant? = nil,
-                judgedUpdatedAt: Instant? = nil, judgedRulesVersion: String? = nil) {
-        self.currentPlan = currentPlan
-        self.historyRowsOnCurrentPlanDate = historyRowsOnCurrentPlanDate
-        self.lastEvaluatedDate = lastEvaluatedDate
-        self.seenUpdatedAt = seenUpdatedAt
-        self.judgedUpdatedAt = judgedUpdatedAt
-        self.judgedRulesVersion = judgedRulesVersion
-    }
+    /// Before the first evaluation: nothing remembered.
+    public init() {}
 }

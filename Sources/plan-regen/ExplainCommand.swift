@@ -3,6 +3,7 @@ import NightlyRun
 import Operations
 import PlanRules
 import PlanStore
+import ZoneFiles
 
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,6 +5,7 @@ import NightlyRun
 import Operations
 import PlanRules
 import PlanStore
+import ZoneFiles
 
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import Foundation
 import Operations
 import PlanRules
 import PlanStore
+import ZoneFiles
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -7,6 +7,7 @@ import PlanStore
 import Postgres
 import TestSupport
 import Testing
+import ZoneFiles
 
 /// Section 7.1 against a real database: the optional `locale` and `unit_system` columns
 /// are read when the table has them; without them, or with them NULL, every line is byte

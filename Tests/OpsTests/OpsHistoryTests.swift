@@ -1,5 +1,6 @@
 import Foundation
 import Operations
+import PlanJSON
 import PlanRules
 import Postgres
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Operations
+import PlanJSON
 import PlanRules
 import Testing
 

@@ -4,6 +4,7 @@ import Operations
 import PlanRules
 import PlanStore
 import Testing
+import ZoneFiles
 
 /// The metrics file read back as Prometheus text: `name{labels} value` samples, and the
 /// `# TYPE` of each family.

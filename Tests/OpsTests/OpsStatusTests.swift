@@ -3,6 +3,7 @@ import PlanRules
 import PlanStore
 import Postgres
 import Testing
+import ZoneFiles
 
 /// `plan-regen status`: one screen for ops and one JSON object for scripts, from a test
 /// database where shard 0 has run two weeks later and shard 1 has not.

@@ -1,3 +1,4 @@
+import PlanJSON
 import Testing
 @testable import PlanRules
 

@@ -1,12 +1,13 @@
 import Testing
 @testable import PlanRules
+import ZoneFiles
 
 // The decision for one user at one instant (plan-rules.md sections 1.1, 1.2 and 2), rule
 // by rule. The profile is example 1's: male, 178.0 cm, 82.0 kg, lose_weight to 75.0 kg,
 // moderately active, born 1993-06-15.
 
 /// The system zone database, loaded once for the decision tests.
-let decisionZones: ZoneDatabase = (try? ZoneDatabase.loadSystem()) ?? ZoneDatabase(knownNames: [], version: "missing")
+let decisionZones: ZoneDatabase = (try? ZoneDatabase.loadSystem()) ?? ZoneDatabase(version: "missing", zones: [])
 
 /// 2026-03-02, day 0 of the test user's MATADOR cycle.
 let dayZero = LocalDate(year: 2026, month: 3, day: 2)
@@ -241,7 +242,7 @@ struct DecisionHarness {
     let evaluation = user.run(at: user.midnight(day: 1))
     #expect(evaluation.reasons == [.rulesChanged])
     #expect(evaluation.outcome == .changed)
-    #expect(evaluation.history?.diff.contains(DiffEntry(path: "rules_version", before: .string("2025.9"),
+    #expect(evaluation.history?.diff.contains(FieldChange(path: "rules_version", before: .string("2025.9"),
                                                         after: .string("2026.1"))) == true)
     #expect(evaluation.notification == nil)   // targets unchanged
 }

@@ -1,6 +1,8 @@
 import Foundation
+import PlanJSON
 import Testing
 @testable import PlanRules
+import ZoneFiles
 
 /// Every worked example of the rule book (`Fixtures/examples.jsonl`, docs/plan-rules.md
 /// section 8): judge the row at the plan date, compute the plan with the example's

@@ -9,9 +9,9 @@ struct ExplanationTests {
                      dateOfBirth: LocalDate = LocalDate(year: 1993, month: 6, day: 15),
                      planDate: LocalDate = LocalDate(year: 2026, month: 3, day: 2)) -> Snapshot {
         let settings = ValidSettings(dateOfBirth: dateOfBirth, gender: gender, heightTenthsCm: height,
-                                     weightTenthsKg: weight, primaryGoal: goal, activityLevel: activity,
+                                     weightReportedTenthsKg: weight, primaryGoal: goal, activityLevel: activity,
                                      targetWeightTenthsKg: target, targetDate: targetDate, dietaryPreferences: [],
-                                     allergies: [], mealsPerDay: 3, timezone: "UTC", updatedAt: nil)
+                                     allergies: [], mealsPerDay: 3, timezone: "UTC", settingsUpdatedAt: nil)
         return computePlan(from: settings, planDate: planDate, reasons: [.created], currentPlan: nil)
     }
 
@@ -121,8 +121,9 @@ struct ExplanationTests {
 
     @Test(arguments: [(150, "+150"), (-150, "−150"), (-5, "−5"), (0, "0"), (1500, "+1,500")])
     func signedValuesAlwaysShowTheirSign(value: Int, text: String) {
-        #expect(signed(value) == text)
-        #expect(!signed(value).contains("-"))  // never an ASCII hyphen-minus
+        let signed = LocalizedCopy(.unlocalized).signedNumber(value)
+        #expect(signed == text)
+        #expect(!signed.contains("-"))  // never an ASCII hyphen-minus
     }
 
     @Test func fixedPointKeepsItsDecimals() {

@@ -43,10 +43,10 @@ struct MatadorTests {
 
     static func plan(goal: PrimaryGoal, cycleStart: LocalDate?) -> Snapshot {
         let settings = ValidSettings(dateOfBirth: LocalDate(year: 1993, month: 6, day: 15), gender: .male,
-                                     heightTenthsCm: 1780, weightTenthsKg: 820, primaryGoal: goal,
+                                     heightTenthsCm: 1780, weightReportedTenthsKg: 820, primaryGoal: goal,
                                      activityLevel: .moderatelyActive, targetWeightTenthsKg: nil, targetDate: nil,
                                      dietaryPreferences: [], allergies: [], mealsPerDay: 3, timezone: "UTC",
-                                     updatedAt: nil)
+                                     settingsUpdatedAt: nil)
         var plan = computePlan(from: settings, planDate: LocalDate(year: 2026, month: 2, day: 1),
                                reasons: [.created], currentPlan: nil)
         plan.phase.cycleStartDate = cycleStart
@@ -81,5 +81,15 @@ struct MatadorTests {
         let previous = Self.plan(goal: .loseWeight, cycleStart: Self.start)
         let earlier = Self.start.adding(days: -1)
         #expect(matadorCycle(goal: .loseWeight, planDate: earlier, currentPlan: previous)?.start == earlier)
+    }
+}
+
+extension MatadorCycle {
+    /// Every boundary after `lastEvaluated` and on or before `planDate`, in order.
+    func boundaries(after lastEvaluated: LocalDate, through planDate: LocalDate) -> [LocalDate] {
+        let first = nextPhaseSwitchDate(after: lastEvaluated)
+        guard first <= planDate else { return [] }
+        return stride(from: first.daysSinceEpoch, through: planDate.daysSinceEpoch, by: Self.phaseLength)
+            .map(LocalDate.init(daysSinceEpoch:))
     }
 }

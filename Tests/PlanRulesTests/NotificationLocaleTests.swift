@@ -1,6 +1,8 @@
 import Foundation
+import PlanJSON
 import Testing
 @testable import PlanRules
+import ZoneFiles
 
 /// plan-rules.md section 7.1: the copy of each locale and variant, numbers the user's way
 /// (CLDR through Foundation/ICU), water in US fluid ounces for imperial users, the
@@ -22,7 +24,7 @@ import Testing
 
     private func copy(_ type: NotificationType, previous: Snapshot?, next: Snapshot, locale: String?,
                       units: String? = nil) -> NotificationCopy {
-        NotificationCopy(type: type, previous: previous, next: next,
+        NotificationCopy(type: type, entry: HistoryEntry(snapshot: next, previous: previous),
                          presentation: NotificationPresentation(locale: locale, unitSystem: units))
     }
 
@@ -199,7 +201,7 @@ import Testing
         let next = try #require(try example.snapshot("expected"))
         let zone = try #require(try ZoneDatabase.loadSystem().zone(named: next.inputs.timezone))
         func line(_ presentation: NotificationPresentation) -> PlanNotification? {
-            planNotification(userID: 42, previous: try? example.snapshot("previous"), next: next, sequence: 0,
+            planNotification(for: HistoryEntry(snapshot: next, previous: try? example.snapshot("previous")), userID: 42, sequence: 0,
                              createdAt: Instant(secondsSinceEpoch: 1_772_323_200), zone: zone, presentation: presentation)
         }
         let today = line(.unlocalized)
@@ -226,6 +228,20 @@ import Testing
                 })
                 #expect(names == key.placeholders, "\(locale) \(key.rawValue): \(names)")
             }
+        }
+    }
+}
+
+extension CopyKey {
+    /// The placeholders an entry uses: every locale's entry has the same ones.
+    var placeholders: Set<String> {
+        switch self {
+        case .planCreatedBody: ["calories", "protein", "water"]
+        case .toMaintenanceBody, .toMaintenanceAtFloorBody, .toDeficitBody: ["calories"]
+        case .targetsUpdatedBody: ["changes"]
+        case .caloriesChange, .proteinChange, .waterChange: ["before", "after", "delta"]
+        case .grams, .milliliters, .fluidOunces: ["value"]
+        case .planCreatedTitle, .toMaintenanceTitle, .toDeficitTitle, .targetsUpdatedTitle, .listSeparator: []
         }
     }
 }

@@ -1,5 +1,7 @@
+import PlanJSON
 import Testing
 @testable import PlanRules
+import ZoneFiles
 
 private let zones = Result { try ZoneDatabase.loadSystem() }
 
@@ -32,8 +34,8 @@ func notificationMatchesTheFixture(example: SpecExample) throws {
     }
     let userID = try #require(userIDText.scaled(decimals: 0))
     let createdAt = try instant(string(fixture["created_at"] ?? .string("2026-03-02T00:15:00.000000Z")))
-    let notification = planNotification(userID: Int64(userID), previous: try example.snapshot("previous"),
-                                        next: next, sequence: 0, createdAt: createdAt,
+    let notification = planNotification(for: HistoryEntry(snapshot: next, previous: try example.snapshot("previous")),
+                                        userID: Int64(userID), sequence: 0, createdAt: createdAt,
                                         zone: try zone(next.inputs.timezone))
     if fixture == .null {
         #expect(notification == nil)
@@ -55,7 +57,7 @@ private func example(_ line: Int) throws -> (previous: Snapshot, next: Snapshot)
 @Test func aReportedWeightOnlyChangeSendsNothing() throws {
     let (previous, next) = try example(11)  // 82.0 → 82.9 kg reported, basis and targets unchanged
     #expect(planDiff(from: previous, to: next).contains { $0.path == "inputs.weight_kg_reported" })
-    #expect(planNotification(userID: 1, previous: previous, next: next, sequence: 0,
+    #expect(planNotification(for: HistoryEntry(snapshot: next, previous: previous), userID: 1, sequence: 0,
                              createdAt: Instant(secondsSinceEpoch: 0), zone: try zone("UTC")) == nil)
 }
 
@@ -66,7 +68,7 @@ private func example(_ line: Int) throws -> (previous: Snapshot, next: Snapshot)
     next.inputs.allergies = ["peanuts"]
     next.inputs.mealsPerDay = 5
     #expect(planChanged(from: previous, to: next))
-    #expect(planNotification(userID: 1, previous: previous, next: next, sequence: 0,
+    #expect(planNotification(for: HistoryEntry(snapshot: next, previous: previous), userID: 1, sequence: 0,
                              createdAt: Instant(secondsSinceEpoch: 0), zone: try zone("UTC")) == nil)
 }
 
@@ -74,7 +76,8 @@ private func example(_ line: Int) throws -> (previous: Snapshot, next: Snapshot)
     let (deficit, maintenance) = try example(13)  // day 14: 2,255 → 2,755
     var back = deficit
     back.planDate = deficit.planDate.adding(days: 28)
-    let notification = try #require(planNotification(userID: 7, previous: maintenance, next: back, sequence: 0,
+    let notification = try #require(planNotification(for: HistoryEntry(snapshot: back, previous: maintenance),
+                                                     userID: 7, sequence: 0,
                                                      createdAt: Instant(secondsSinceEpoch: 0), zone: try zone("UTC")))
     #expect(notification.type == .phaseSwitch)
     #expect(notification.id == "7:2026-03-30:phase_switch:0")  // 2026-03-02 + 28 days
@@ -89,18 +92,20 @@ private func example(_ line: Int) throws -> (previous: Snapshot, next: Snapshot)
     let first = try #require(try SpecExample.all.first { $0.line == 2 }?.snapshot("expected"))
     var maintenance = first
     maintenance.phase.phase = .maintenance
-    let notification = try #require(planNotification(userID: 1, previous: first, next: maintenance, sequence: 0,
+    let notification = try #require(planNotification(for: HistoryEntry(snapshot: maintenance, previous: first),
+                                                     userID: 1, sequence: 0,
                                                      createdAt: Instant(secondsSinceEpoch: 0), zone: try zone("UTC")))
     #expect(notification.type == .phaseSwitch)
     #expect(notification.title == "Maintenance phase")
     #expect(notification.body == "Your maintenance phase starts today: 1,200 cal.")
-    #expect(notification.data == .changes([NotificationChange(key: "phase", before: .string("deficit"),
+    #expect(notification.data == .changes([FieldChange(path: "phase.phase", before: .string("deficit"),
                                                              after: .string("maintenance"))]))
 }
 
 @Test func aRiseIsWrittenWithAPlusSign() throws {
     let (previous, next) = try example(12)   // 2,255 → 2,238: reverse it for a rise of +17
-    let notification = try #require(planNotification(userID: 1, previous: next, next: previous, sequence: 0,
+    let notification = try #require(planNotification(for: HistoryEntry(snapshot: previous, previous: next),
+                                                     userID: 1, sequence: 0,
                                                      createdAt: Instant(secondsSinceEpoch: 0), zone: try zone("UTC")))
     #expect(notification.body == "Your new targets start today: Calories 2,238 → 2,255 (+17), "
         + "Protein 162 g → 164 g (+2 g), Water 2,832 ml → 2,870 ml (+38 ml).")
@@ -112,12 +117,13 @@ private func example(_ line: Int) throws -> (previous: Snapshot, next: Snapshot)
     next.inputs.primaryGoal = .maintainWeight
     next.phase = .init(phase: .none, cycleStartDate: nil, phaseDay: nil, nextPhaseSwitchDate: nil)
     next.targets.calories = 2755
-    let notification = try #require(planNotification(userID: 1, previous: previous, next: next, sequence: 0,
+    let notification = try #require(planNotification(for: HistoryEntry(snapshot: next, previous: previous),
+                                                     userID: 1, sequence: 0,
                                                      createdAt: Instant(secondsSinceEpoch: 0), zone: try zone("UTC")))
     #expect(notification.type == .targetsUpdated)
     #expect(notification.data == .changes([
-        NotificationChange(key: "calories", before: .int(2255), after: .int(2755)),
-        NotificationChange(key: "phase", before: .string("deficit"), after: .string("none")),
+        FieldChange(path: "targets.calories", before: .int(2255), after: .int(2755)),
+        FieldChange(path: "phase.phase", before: .string("deficit"), after: .string("none")),
     ]))
 }
 
@@ -126,22 +132,25 @@ private func example(_ line: Int) throws -> (previous: Snapshot, next: Snapshot)
     let berlin = try zone("Europe/Berlin")
     let early = try instant("2026-03-04T23:15:00Z")   // 00:15 local
     let late = try instant("2026-03-05T09:30:00Z")    // 10:30 local
-    let first = try #require(planNotification(userID: 1, previous: nil, next: next, sequence: 0, createdAt: early, zone: berlin))
+    let first = try #require(planNotification(for: HistoryEntry(snapshot: next, previous: nil),
+                                              userID: 1, sequence: 0, createdAt: early, zone: berlin))
     #expect(first.deliverAfter == (try instant("2026-03-05T07:00:00Z")))  // 08:00 − 1 h
-    let second = try #require(planNotification(userID: 1, previous: nil, next: next, sequence: 0, createdAt: late, zone: berlin))
+    let second = try #require(planNotification(for: HistoryEntry(snapshot: next, previous: nil),
+                                               userID: 1, sequence: 0, createdAt: late, zone: berlin))
     #expect(second.deliverAfter == late)
 }
 
 @Test func theIdCarriesTheNumberOfEarlierRowsOnThePlanDate() throws {
     let (_, next) = try example(12)
-    let rerun = try #require(planNotification(userID: 42, previous: nil, next: next, sequence: 1,
+    let rerun = try #require(planNotification(for: HistoryEntry(snapshot: next, previous: nil), userID: 42, sequence: 1,
                                               createdAt: Instant(secondsSinceEpoch: 0), zone: try zone("UTC")))
     #expect(rerun.id == "42:2026-03-05:plan_created:1")
 }
 
 @Test func aJSONLineIsOneLineEndingInANewline() throws {
     let (previous, next) = try example(13)
-    let notification = try #require(planNotification(userID: 9_007_199_254_740_993, previous: previous, next: next,
+    let notification = try #require(planNotification(for: HistoryEntry(snapshot: next, previous: previous),
+                                                     userID: 9_007_199_254_740_993,
                                                      sequence: 0, createdAt: Instant(secondsSinceEpoch: 0),
                                                      zone: try zone("UTC")))
     let line = notification.jsonLine()

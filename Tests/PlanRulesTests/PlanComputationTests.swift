@@ -1,3 +1,4 @@
+import PlanJSON
 import Testing
 @testable import PlanRules
 
@@ -10,10 +11,10 @@ struct PlanComputationTests {
                          targetDate: LocalDate? = LocalDate(year: 2026, month: 9, day: 1),
                          gender: Gender = .male) -> ValidSettings {
         ValidSettings(dateOfBirth: LocalDate(year: 1993, month: 6, day: 15), gender: gender,
-                      heightTenthsCm: 1780, weightTenthsKg: weight, primaryGoal: goal,
+                      heightTenthsCm: 1780, weightReportedTenthsKg: weight, primaryGoal: goal,
                       activityLevel: .moderatelyActive, targetWeightTenthsKg: target, targetDate: targetDate,
                       dietaryPreferences: ["vegan"], allergies: ["soy", "nuts"], mealsPerDay: 4,
-                      timezone: "US/Eastern", updatedAt: Instant(secondsSinceEpoch: 1_772_355_600))
+                      timezone: "US/Eastern", settingsUpdatedAt: Instant(secondsSinceEpoch: 1_772_355_600))
     }
 
     @Test func theFirstPlanCopiesTheInputsAndComputesEveryTarget() {
@@ -97,10 +98,10 @@ struct PlanComputationTests {
     }
 
     @Test func thePlansOwnInputsRegenerateTheSamePlan() {
-        // ValidSettings(planInputs:) turns a stored plan back into effective inputs.
+        // A stored plan's inputs.settings are effective inputs again.
         let first = computePlan(from: Self.settings(weight: 829), planDate: Self.planDate, reasons: [.created],
                                 currentPlan: nil)
-        let again = computePlan(from: ValidSettings(planInputs: first.inputs), planDate: Self.planDate,
+        let again = computePlan(from: first.inputs.settings, planDate: Self.planDate,
                                 reasons: [.created], currentPlan: first)
         #expect(again == first)
     }
@@ -110,7 +111,7 @@ struct PlanComputationTests {
         let row = UserSettingsRow(userID: 1, dateOfBirth: "1993-06-15", gender: "male", heightCm: "178.0",
                                   currentWeightKg: "82.0", targetWeightKg: "75.0", primaryGoal: "lose_weight",
                                   targetDate: targetDate, activityLevel: "moderately_active", onboardingCompleted: true)
-        let judgement = judge(row, planDate: Self.planDate, zones: ZoneDatabase(knownNames: ["UTC"], version: "test"))
+        let judgement = judge(row, planDate: Self.planDate, zones: TimeTestFixtures.zones(knownNames: ["UTC"]))
         guard case .valid(let settings) = judgement else {
             Issue.record("judged \(judgement)")
             return

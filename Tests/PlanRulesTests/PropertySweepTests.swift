@@ -38,7 +38,7 @@ struct PropertySweepTests {
             timezone: "UTC", onboardingCompleted: true, updatedAt: nil)
     }
 
-    static let zones = ZoneDatabase(knownNames: ["UTC"], version: "test")
+    static let zones = TimeTestFixtures.zones(knownNames: ["UTC"])
 
     static func validSettings(_ row: UserSettingsRow) -> ValidSettings? {
         if case .valid(let settings) = judge(row, planDate: planDate, zones: zones) { settings } else { nil }
@@ -60,7 +60,7 @@ struct PropertySweepTests {
             #expect(t.calories == max(floor, adjusted), "\(row)")
             #expect(plan.flags.contains(.calorieFloorApplied) == (adjusted < floor), "\(row)")
             #expect(t.carbsG >= 0, "\(row)")
-            #expect(t.fatG >= MacroTargets.minimumFatG(weightTenthsKg: settings.weightTenthsKg), "\(row)")
+            #expect(t.fatG >= MacroTargets.minimumFatG(weightTenthsKg: settings.weightReportedTenthsKg), "\(row)")
             if t.carbsG > 0 {
                 // carbs = round(rest / 4): 4 × carbs is within 2 of the rest.
                 #expect(abs(energy - t.calories) <= 2, "\(row)")

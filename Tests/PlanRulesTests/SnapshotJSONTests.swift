@@ -1,4 +1,5 @@
 import Foundation
+import PlanJSON
 import Testing
 @testable import PlanRules
 
@@ -131,32 +132,6 @@ func settingsUpdatedAtIsRFC3339UTCWithSixDigits(micros: Int64, text: String) thr
     #expect(copy.jsonBytes() == first.jsonBytes())
 }
 
-/// What the job stores is what PostgreSQL would keep of the contract's bytes: the same
-/// jsonb text once spaces are added, so the stored jsonb value is the same; its keys
-/// arrive already in jsonb's order at every level (PostgreSQL then skips sorting them).
-@Test(arguments: SpecExample.all)
-func storageBytesAreTheContractObjectInJsonbKeyOrder(example: SpecExample) throws {
-    let snapshot = try #require(try example.snapshot("expected"))
-    let contract = try JSONValue(parsing: snapshot.jsonBytes())
-    let storage = try JSONValue(parsing: snapshot.storageJSONBytes())
-    #expect(snapshot.storageJSONBytes() != snapshot.jsonBytes())
-    #expect(jsonbStyle(storage) == jsonbStyle(contract))
-    // Written in jsonb's order, so printing it jsonb-style changes nothing but spaces.
-    #expect(jsonbStyle(storage).replacingOccurrences(of: ", ", with: ",").replacingOccurrences(of: ": ", with: ":")
-            == snapshot.storageJSONBytes().string)
-    #expect(try Snapshot(json: snapshot.storageJSONBytes()) == snapshot)
-}
-
-@Test func jsonbKeyOrderIsShorterFirstThenBytewise() {
-    #expect(jsonbKeyPrecedes("age", "gender"))
-    #expect(!jsonbKeyPrecedes("gender", "age"))
-    #expect(jsonbKeyPrecedes("calories", "water_ml"))
-    #expect(!jsonbKeyPrecedes("water_ml", "calories"))
-    #expect(!jsonbKeyPrecedes("phase", "phase"))
-    #expect(TargetsKey.jsonbOrder == [.bmr, .tdee, .fatG, .carbsG, .calories, .waterMl, .proteinG])
-    #expect(SnapshotKey.keys(in: .contract) == SnapshotKey.allCases)
-}
-
 @Test func heightsWrittenWithoutADecimalOrWithAnExponentStillDecodeExactly() throws {
     let snapshot = try #require(try SpecExample.all.first?.snapshot("expected"))
     // 178.0 written as 178 and as 1.78e2 is still 1780 tenths; 82.0 as 820e-1 is 820.
@@ -238,8 +213,4 @@ func jsonbStyle(_ value: JSONValue) -> String {
     default:
         return value.jsonString
     }
-}
-
-private extension [UInt8] {
-    var string: String { String(decoding: self, as: UTF8.self) }
 }

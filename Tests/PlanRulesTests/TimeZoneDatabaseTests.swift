@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PlanRules
+import ZoneFiles
 
 @Suite struct TimeZoneDatabaseTests {
     /// plan-rules.md section 1: a known zone is a `Z name` or `L target name` of tzdata.zi,
@@ -56,7 +57,7 @@ import Testing
 
     /// Many threads asking at once get one shared `Zone` per name.
     @Test func concurrentLookupsShareOneZonePerName() async throws {
-        let zones = try ZoneDatabase.loadSystem()  // a fresh cache, so the first loads race
+        let zones = try ZoneDatabase.loadSystem()
         let names = ["Europe/Berlin", "America/New_York", "Asia/Kathmandu", "UTC"]
         let identities = await withTaskGroup(of: (String, ObjectIdentifier?).self) { group in
             for round in 0..<200 {
@@ -74,7 +75,7 @@ import Testing
     /// Only names in the known set become paths: a database whose set lacks Europe/Berlin
     /// does not find the file that is right there.
     @Test func namesOutsideTheKnownSetAreNeverLookedUp() {
-        let zones = ZoneDatabase(knownNames: ["UTC"], version: "test")
+        let zones = TimeTestFixtures.zones(knownNames: ["UTC"])
         #expect(zones.zone(named: "UTC") != nil)
         #expect(zones.zone(named: "Europe/Berlin") == nil)
     }
@@ -120,7 +121,7 @@ import Testing
         try Data(berlin.prefix(100)).write(to: URL(fileURLWithPath: directory + "/Test/Corrupt"))
         let zones = try ZoneDatabase.loadSystem(path: directory + "/tzdata.zi")
         #expect(zones.zone(named: "Test/Corrupt") == nil)
-        let error = #expect(throws: ZoneDatabaseError.self) { try zones.loadZoneFile("Test/Corrupt") }
+        let error = #expect(throws: ZoneDatabaseError.self) { try ZoneDatabase.loadZoneFile("Test/Corrupt", directory: directory) }
         #expect(error?.reason == "TZif file is truncated")
     }
 
@@ -141,6 +142,11 @@ import Testing
 enum TimeTestFixtures {
     /// One system database for all time tests (reading `tzdata.zi` once).
     static let database: ZoneDatabase? = try? ZoneDatabase.loadSystem()
+
+    /// A database that knows exactly `names`, with the system's zones of those names.
+    static func zones(knownNames names: Set<String>) -> ZoneDatabase {
+        ZoneDatabase(version: "test", zones: names.compactMap { database?.zone(named: $0) }, knownNames: names)
+    }
 
     /// Zones with something unusual, plus the common ones; every offset test runs over all.
     static let offbeatZones = [

@@ -88,3 +88,8 @@ let zonesWhereFoundationFollowsNewerLinks: Set = ["EET", "WET", "EST"]
         return mismatches
     }
 }
+
+extension Zone {
+    /// Seconds east of UTC in effect at `instant`.
+    func utcOffsetSeconds(at instant: Instant) -> Int { table.offset(at: instant.secondsSinceEpoch) }
+}

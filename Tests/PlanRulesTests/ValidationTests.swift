@@ -1,10 +1,10 @@
 import Testing
 @testable import PlanRules
+import ZoneFiles
 
 /// Sections 1.1 and 1.2: incomplete rows, then every row of the validation table.
 struct ValidationTests {
-    static let zones = ZoneDatabase(knownNames: ["UTC", "Europe/Berlin", "US/Eastern", "Etc/GMT+12", "EST"],
-                                    version: "test")
+    static let zones = TimeTestFixtures.zones(knownNames: ["UTC", "Europe/Berlin", "US/Eastern", "Etc/GMT+12", "EST"])
     static let planDate = LocalDate(year: 2026, month: 3, day: 2)
 
     /// A complete, valid row; each test breaks one thing.
@@ -37,7 +37,7 @@ struct ValidationTests {
             return
         }
         #expect(settings.heightTenthsCm == 1780)
-        #expect(settings.weightTenthsKg == 820)
+        #expect(settings.weightReportedTenthsKg == 820)
         #expect(settings.targetWeightTenthsKg == 750)
         #expect(settings.timezone == "Europe/Berlin")
         #expect(settings.primaryGoal == .loseWeight)

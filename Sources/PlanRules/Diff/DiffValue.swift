@@ -8,9 +8,11 @@ public enum DiffValue: Hashable, Sendable {
     case number(scaled: Int, decimals: Int)
     case string(String)
     case strings([String])
+    /// `settings_updated_at`; PostgreSQL's infinities are the `Instant` sentinels.
+    case instant(Instant)
 
-    static func int(_ value: Int) -> DiffValue { .number(scaled: value, decimals: 0) }
-    static func tenths(_ value: Int) -> DiffValue { .number(scaled: value, decimals: 1) }
+    public static func int(_ value: Int) -> DiffValue { .number(scaled: value, decimals: 0) }
+    public static func tenths(_ value: Int) -> DiffValue { .number(scaled: value, decimals: 1) }
     static func date(_ value: LocalDate) -> DiffValue { .string(value.description) }
 
     static func optional<T>(_ value: T?, _ wrap: (T) -> DiffValue) -> DiffValue {
@@ -30,27 +32,16 @@ public enum DiffValue: Hashable, Sendable {
     }
 
     /// `after − before` when both are numbers, at the finer of the two precisions.
-    static func delta(from before: DiffValue, to after: DiffValue) -> DiffValue? {
+    @inlinable static func delta(from before: DiffValue, to after: DiffValue) -> DiffValue? {
         guard case let .number(a, da) = before, case let .number(b, db) = after else { return nil }
         let decimals = max(da, db)
         return .number(scaled: rescale(b, from: db, to: decimals) - rescale(a, from: da, to: decimals),
                        decimals: decimals)
     }
 
-    private static func rescale(_ value: Int, from decimals: Int, to target: Int) -> Int {
+    @inlinable static func rescale(_ value: Int, from decimals: Int, to target: Int) -> Int {
         var result = value
         for _ in decimals..<target { result *= 10 }
         return result
-    }
-}
-
-extension JSONWriter {
-    mutating func diffValue(_ value: DiffValue) {
-        switch value {
-        case .null: null()
-        case let .number(scaled, decimals): fixedPoint(scaled, decimals: decimals)
-        case .string(let text): string(text)
-        case .strings(let texts): strings(texts)
-        }
     }
 }

@@ -1,33 +1,14 @@
-/// One changed leaf between two snapshots (plan-rules.md section 6):
-/// `{"path":"targets.calories","before":1850,"after":1700,"delta":-150}`.
-public struct DiffEntry: Hashable, Sendable {
-    /// Dotted path of the leaf (`inputs.weight_kg_basis`), or `flags` / `rules_version`.
-    public var path: String
-    public var before: DiffValue
-    public var after: DiffValue
-
-    public init(path: String, before: DiffValue, after: DiffValue) {
-        self.path = path
-        self.before = before
-        self.after = after
-    }
-
-    /// `after − before` at the field's precision (`-1.1`, `0.9`, `500`); nil unless both
-    /// sides are numbers (a null on either side has no delta).
-    public var delta: DiffValue? { DiffValue.delta(from: before, to: after) }
-}
-
 /// The diff from the previous snapshot to the new one: one entry per leaf under
 /// `inputs`, `targets`, `phase`, `projection` whose value changed, plus `flags` and
 /// `rules_version` when they changed, sorted by path. `plan_date` and `reasons` are not
 /// compared. The first plan (`previous` nil) has an empty diff.
-public func planDiff(from previous: Snapshot?, to next: Snapshot) -> [DiffEntry] {
+public func planDiff(from previous: Snapshot?, to next: Snapshot) -> [FieldChange] {
     guard let previous else { return [] }
     let before = diffLeaves(of: previous)
     let after = diffLeaves(of: next)
-    var entries: [DiffEntry] = []
+    var entries: [FieldChange] = []
     for index in before.indices where !before[index].value.hasSameValue(as: after[index].value) {
-        entries.append(DiffEntry(path: before[index].path, before: before[index].value, after: after[index].value))
+        entries.append(FieldChange(path: before[index].path, before: before[index].value, after: after[index].value))
     }
     entries.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     return entries
@@ -53,7 +34,7 @@ func diffLeaves(of s: Snapshot) -> [(path: String, value: DiffValue)] {
         ("inputs.allergies", .strings(i.allergies)),
         ("inputs.meals_per_day", .int(i.mealsPerDay)),
         ("inputs.timezone", .string(i.timezone)),
-        ("inputs.settings_updated_at", .optional(i.settingsUpdatedAt) { .string(rfc3339Text($0)) }),
+        ("inputs.settings_updated_at", .optional(i.settingsUpdatedAt, DiffValue.instant)),
         ("targets.bmr", .int(t.bmr)),
         ("targets.tdee", .int(t.tdee)),
         ("targets.calories", .int(t.calories)),
@@ -70,27 +51,4 @@ func diffLeaves(of s: Snapshot) -> [(path: String, value: DiffValue)] {
         ("projection.projected_date", .optional(j.projectedDate, DiffValue.date)),
         ("projection.recommended_target_date", .optional(j.recommendedTargetDate, DiffValue.date)),
     ]
-}
-
-extension Array where Element == DiffEntry {
-    /// The diff as a JSON array, keys `path`, `before`, `after`, `delta` (only when both
-    /// sides are numbers), with the snapshot's number conventions.
-    public func jsonBytes() -> [UInt8] {
-        var writer = JSONWriter(capacity: 64 + count * 80)
-        writer.raw("[")
-        for (index, entry) in enumerated() {
-            if index > 0 { writer.raw(",") }
-            writer.raw("{\"path\":"); writer.string(entry.path)
-            writer.raw(",\"before\":"); writer.diffValue(entry.before)
-            writer.raw(",\"after\":"); writer.diffValue(entry.after)
-            if let delta = entry.delta {
-                writer.raw(",\"delta\":"); writer.diffValue(delta)
-            }
-            writer.raw("}")
-        }
-        writer.raw("]")
-        return writer.bytes
-    }
-
-    public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }
 }

@@ -12,10 +12,7 @@ struct PlanDerivation {
         self.plan = plan
         self.format = format
         inputs = plan.inputs
-        targets = PlanTargets(weightBasisTenthsKg: inputs.weightBasisTenthsKg, heightTenthsCm: inputs.heightTenthsCm,
-                              age: inputs.age, gender: inputs.gender, activityLevel: inputs.activityLevel,
-                              goal: inputs.primaryGoal, cycle: plan.phase.cycleStartDate.map(MatadorCycle.init),
-                              planDate: plan.planDate)
+        targets = PlanTargets(inputs, cycle: plan.phase.cycleStartDate.map(MatadorCycle.init), planDate: plan.planDate)
     }
 
     var steps: [PlanExplanation.Step] {
@@ -39,20 +36,22 @@ struct PlanDerivation {
     var basisWeight: PlanExplanation.Step {
         let reported = kg(inputs.weightReportedTenthsKg)
         let basis = kg(inputs.weightBasisTenthsKg)
-        let rule = "targets use the reported weight, unless it is within 1.0 kg of the current plan's basis"
+        let tolerance = tenths(basisWeightToleranceTenthsKg)
+        let rule = "targets use the reported weight, unless it is within \(tolerance) kg of the current plan's basis"
         if inputs.weightReportedTenthsKg == inputs.weightBasisTenthsKg {
             return .init(name: "Weight used", rule: rule, calculation: "reported \(reported) = basis \(basis)")
         }
         return .init(name: "Weight used", rule: rule,
-                     calculation: "reported \(reported) is within 1.0 kg of the basis: targets use \(basis)")
+                     calculation: "reported \(reported) is within \(tolerance) kg of the basis: targets use \(basis)")
     }
 
     var bmr: PlanExplanation.Step {
         let s = inputs.gender.bmrConstant
-        let numbers = "10 × \(kg(inputs.weightBasisTenthsKg)) + 6.25 × \(cm(inputs.heightTenthsCm))"
-            + " \(minusSign) 5 × \(inputs.age) \(s < 0 ? minusSign : "+") \(abs(s))"
+        let (perKg, perCm) = (BMR.perKg, fixedPoint(BMR.perCmTimes100, decimals: 2))
+        let numbers = "\(perKg) × \(kg(inputs.weightBasisTenthsKg)) + \(perCm) × \(cm(inputs.heightTenthsCm))"
+            + " \(minusSign) \(BMR.perYear) × \(inputs.age) \(s < 0 ? minusSign : "+") \(abs(s))"
         return .init(name: "BMR",
-                     rule: "Mifflin–St Jeor: 10 × weight + 6.25 × height \(minusSign) 5 × age"
+                     rule: "Mifflin–St Jeor: \(perKg) × weight + \(perCm) × height \(minusSign) \(BMR.perYear) × age"
                         + " \(s < 0 ? minusSign : "+") \(abs(s)) (\(inputs.gender.rawValue))",
                      calculation: "BMR = \(numbers) = \(rounded(targets.bmr.times80, over: 80, unit: "kcal"))")
     }
@@ -91,43 +90,50 @@ struct PlanDerivation {
 
     var fat: PlanExplanation.Step {
         let weight = inputs.weightBasisTenthsKg
-        let full = "Fat = \(kg(weight)) × 1.0 = \(rounded(weight, over: 10, unit: "g"))"
-        let rule = "weight × 1.0 g/kg; lowered so carbs are not negative, never below weight × 0.5"
+        let (ratio, minimum) = (MacroTargets.fatRatioTimes10, MacroTargets.minimumFatRatioTimes10)
+        let (protein, fat) = (MacroTargets.kcalPerGramProtein, MacroTargets.kcalPerGramFat)
+        let full = "Fat = \(kg(weight)) × \(tenths(ratio)) = \(rounded(weight * ratio, over: 100, unit: "g"))"
+        let rule = "weight × \(tenths(ratio)) g/kg; lowered so carbs are not negative, never below weight × \(tenths(minimum))"
         let macros = targets.macros
         guard macros.fatLowered else { return .init(name: "Fat", rule: rule, calculation: full) }
-        let room = "\(format.integer(targets.calories.calories)) \(minusSign) 4 × \(macros.proteinG)"
+        let room = "\(format.integer(targets.calories.calories)) \(minusSign) \(protein) × \(macros.proteinG)"
         if macros.macroOverflow {
-            let fitting = floorDivision(targets.calories.calories - 4 * macros.proteinG, by: 9)
+            let fitting = floorDivision(targets.calories.calories - protein * macros.proteinG, by: fat)
             return .init(name: "Fat", rule: rule,
-                         calculation: full + " leaves no room for carbs; ⌊(\(room)) / 9⌋ = \(format.integer(fitting)) g"
-                            + " is below the minimum \(kg(weight)) × 0.5 = \(macros.fatG) g, so fat is \(macros.fatG) g (macro overflow)")
+                         calculation: full + " leaves no room for carbs; ⌊(\(room)) / \(fat)⌋ = \(format.integer(fitting)) g"
+                            + " is below the minimum \(kg(weight)) × \(tenths(minimum)) = \(macros.fatG) g, so fat is"
+                            + " \(macros.fatG) g (macro overflow)")
         }
         return .init(name: "Fat", rule: rule,
-                     calculation: full + " leaves no room for carbs; lowered to ⌊(\(room)) / 9⌋ = \(macros.fatG) g")
+                     calculation: full + " leaves no room for carbs; lowered to ⌊(\(room)) / \(fat)⌋ = \(macros.fatG) g")
     }
 
     var carbs: PlanExplanation.Step {
         let macros = targets.macros
-        let rule = "(calories \(minusSign) 4 × protein \(minusSign) 9 × fat) / 4, never below 0"
+        let (protein, fat, carbs) = (MacroTargets.kcalPerGramProtein, MacroTargets.kcalPerGramFat,
+                                     MacroTargets.kcalPerGramCarbs)
+        let rule = "(calories \(minusSign) \(protein) × protein \(minusSign) \(fat) × fat) / \(carbs), never below 0"
         guard !macros.fatLowered else {
             return .init(name: "Carbs", rule: rule, calculation: "Carbs = 0 g: protein and fat take every calorie")
         }
-        let rest = targets.calories.calories - 4 * macros.proteinG - 9 * macros.fatG
+        let rest = targets.calories.calories - protein * macros.proteinG - fat * macros.fatG
         return .init(name: "Carbs", rule: rule,
-                     calculation: "Carbs = (\(format.integer(targets.calories.calories)) \(minusSign) 4 × \(macros.proteinG)"
-                        + " \(minusSign) 9 × \(macros.fatG)) / 4 = \(rounded(rest, over: 4, unit: "g"))")
+                     calculation: "Carbs = (\(format.integer(targets.calories.calories)) \(minusSign) \(protein) ×"
+                        + " \(macros.proteinG) \(minusSign) \(fat) × \(macros.fatG)) / \(carbs) = "
+                        + rounded(rest, over: carbs, unit: "g"))
     }
 
     var water: PlanExplanation.Step {
-        .init(name: "Water", rule: "weight × 35 ml/kg",
-              calculation: "Water = \(kg(inputs.weightBasisTenthsKg)) × 35 = "
-                + rounded(inputs.weightBasisTenthsKg * 35, over: 10, unit: "ml"))
+        .init(name: "Water", rule: "weight × \(waterMlPerKg) ml/kg",
+              calculation: "Water = \(kg(inputs.weightBasisTenthsKg)) × \(waterMlPerKg) = "
+                + rounded(inputs.weightBasisTenthsKg * waterMlPerKg, over: 10, unit: "ml"))
     }
 
     // MARK: Sections 4 and 5
 
     var phase: PlanExplanation.Step {
-        let rule = "lose weight only: 14 days in deficit, then 14 at maintenance, repeating from the cycle start"
+        let days = MatadorCycle.phaseLength
+        let rule = "lose weight only: \(days) days in deficit, then \(days) at maintenance, repeating from the cycle start"
         guard let start = plan.phase.cycleStartDate, let day = plan.phase.phaseDay,
               let next = plan.phase.nextPhaseSwitchDate else {
             return .init(name: "MATADOR phase", rule: rule,
@@ -135,29 +141,29 @@ struct PlanDerivation {
         }
         let n = plan.planDate.days(since: start)
         return .init(name: "MATADOR phase", rule: rule,
-                     calculation: "cycle started \(format.date(start)); day \(n) is \(plan.phase.phase.rawValue) day \(day + 1) of 14;"
-                        + " next switch \(format.date(next))")
+                     calculation: "cycle started \(format.date(start)); day \(n) is \(plan.phase.phase.rawValue)"
+                        + " day \(day + 1) of \(days); next switch \(format.date(next))")
     }
 
     var projection: PlanExplanation.Step {
         let rule: String
+        let (kcalPerKg, maximumWeeks) = (groupedThousands(WeightProjection.kcalPerKg), WeightProjection.maximumWeeks)
+        let weeksRule = "weeks = ⌈remaining kg / weekly rate⌉, shown up to \(maximumWeeks)"
         switch inputs.primaryGoal {
         case .loseWeight:
-            rule = "deficit days only: (TDEE \(minusSign) deficit calories) / 2 × 7 / 7,700 kg a week;"
-                + " weeks = ⌈remaining kg / weekly rate⌉, shown up to 520"
+            rule = "deficit days only: (TDEE \(minusSign) deficit calories) / 2 × 7 / \(kcalPerKg) kg a week; \(weeksRule)"
         case .gainMuscle:
-            rule = "(calories \(minusSign) TDEE) × 7 / 7,700 kg a week; weeks = ⌈remaining kg / weekly rate⌉, shown up to 520"
+            rule = "(calories \(minusSign) TDEE) × 7 / \(kcalPerKg) kg a week; \(weeksRule)"
         case .maintainWeight, .improveHealth:
             rule = "only lose weight and gain muscle project a date"
         }
         let p = WeightProjection(goal: inputs.primaryGoal, reportedTenthsKg: inputs.weightReportedTenthsKg,
                                  targetTenthsKg: inputs.targetWeightTenthsKg, tdee: targets.tdee.rounded,
                                  calories: targets.calories.calories, deficitPhaseCalories: targets.deficitPhaseCalories)
-        guard p.energyGap > 0 else {
+        guard let perWeek = WeightProjection.gapPerWeeklyKg(inputs.primaryGoal), p.energyGap > 0 else {
             return .init(name: "Projection", rule: rule, calculation: "no projection: no target on the goal's side"
                             + " or no energy gap (weekly rate 0 kg)")
         }
-        let perWeek = inputs.primaryGoal == .loseWeight ? 2200 : 1100
         let rate = "weekly rate = \(format.integer(p.energyGap)) / \(format.integer(perWeek))"
             + " = \(format.fixedPoint(p.weeklyRateThousandthsKg, decimals: 3)) kg"
         let weeks = "⌈\(kg(p.remainingTenthsKg)) × \(format.integer(perWeek)) / \(format.integer(p.energyGap))⌉"
@@ -165,11 +171,13 @@ struct PlanDerivation {
             return .init(name: "Projection", rule: rule,
                          calculation: "\(rate); \(weeks) = \(estimated) weeks, reached about \(format.date(date))")
         }
-        return .init(name: "Projection", rule: rule, calculation: "\(rate); \(weeks) is more than 520 weeks: not shown")
+        return .init(name: "Projection", rule: rule,
+                     calculation: "\(rate); \(weeks) is more than \(maximumWeeks) weeks: not shown")
     }
 
     var targetDate: PlanExplanation.Step {
-        let rule = "a target date should allow at most 1.0 kg a week to lose or 0.5 kg a week to gain"
+        let rule = "a target date should allow at most \(tenths(TargetDateCheck.safeLossTenthsKgPerWeek)) kg a week to lose"
+            + " or \(tenths(TargetDateCheck.safeGainTenthsKgPerWeek)) kg a week to gain"
         guard let date = inputs.targetDate else {
             return .init(name: "Target date", rule: rule, calculation: "no target date")
         }
@@ -192,7 +200,10 @@ struct PlanDerivation {
 
     private func kg(_ tenths: Int) -> String { exactDecimal(tenths, over: 10, format: format) + " kg" }
     private func cm(_ tenths: Int) -> String { exactDecimal(tenths, over: 10, format: format) + " cm" }
-    private func words(_ rawValue: String) -> String { rawValue.replacingUnderscores() }
+    /// `moderately_active` → `moderately active`.
+    private func words(_ rawValue: String) -> String { String(rawValue.map { $0 == "_" ? " " : $0 }) }
+    /// A rule's ratio in tenths, as the rule book writes it whatever the locale: `1.0`.
+    private func tenths(_ value: Int) -> String { fixedPoint(value, decimals: 1) }
 
     /// "1,777.5 kcal, rounded to 1,778 kcal", or "2,870 ml" when already whole.
     private func rounded(_ numerator: Int, over denominator: Int, unit: String) -> String {
@@ -203,12 +214,5 @@ struct PlanDerivation {
 
     private func adjustmentWords(_ adjustment: Int) -> String {
         adjustment == 0 ? "+ 0" : "\(adjustment < 0 ? minusSign : "+") \(abs(adjustment))"
-    }
-}
-
-extension String {
-    /// `moderately_active` → `moderately active`.
-    fileprivate func replacingUnderscores() -> String {
-        String(map { $0 == "_" ? " " : $0 })
     }
 }

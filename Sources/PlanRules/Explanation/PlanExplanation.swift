@@ -13,12 +13,6 @@ public struct PlanExplanation: Hashable, Sendable {
         public var rule: String
         /// The rule in this plan's numbers, e.g. "BMR = 10 × 82 kg + … = 1,777.5 kcal, rounded to 1,778 kcal".
         public var calculation: String
-
-        public init(name: String, rule: String, calculation: String) {
-            self.name = name
-            self.rule = rule
-            self.calculation = calculation
-        }
     }
 
     public var planDate: LocalDate

@@ -32,23 +32,10 @@ public func groupedThousands(_ value: Int) -> String {
     return value < 0 ? minusSign + grouped : grouped
 }
 
-/// A change with its sign always written: `150` → `"+150"`, `-150` → `"−150"`,
-/// `-1500` → `"−1,500"`, `0` → `"0"`.
-public func signed(_ value: Int) -> String {
-    value > 0 ? "+" + groupedThousands(value) : groupedThousands(value)
-}
-
 /// A fixed-point value held as an integer count of 10^-`decimals` units, written with
 /// exactly `decimals` digits after the point and grouped thousands before it:
 /// `fixedPoint(823, decimals: 1)` → `"82.3"`, `fixedPoint(-5, decimals: 1)` → `"−0.5"`,
 /// `fixedPoint(227, decimals: 3)` → `"0.227"`.
 public func fixedPoint(_ scaled: Int, decimals: Int) -> String {
-    guard decimals > 0 else { return groupedThousands(scaled) }
-    var unit = 1
-    for _ in 0..<decimals { unit *= 10 }
-    let magnitude = scaled.magnitude
-    let whole = groupedThousands(Int(magnitude / UInt(unit)))
-    let fraction = String(magnitude % UInt(unit))
-    let padded = String(repeating: "0", count: decimals - fraction.count) + fraction
-    return (scaled < 0 ? minusSign : "") + whole + "." + padded
+    ReadableFormat.standard.fixedPoint(scaled, decimals: decimals)
 }

@@ -34,15 +34,25 @@ public struct ReadableFormat: Hashable, Sendable {
     /// A value held as an integer count of 10^-`decimals` units, with exactly `decimals`
     /// fraction digits: `82.3`, `82,3`.
     public func fixedPoint(_ scaled: Int, decimals: Int) -> String {
-        guard let locale, decimals > 0 else {
-            return locale == nil ? PlanRules.fixedPoint(scaled, decimals: decimals) : integer(scaled)
-        }
+        guard decimals > 0 else { return integer(scaled) }
         var unit = 1
         for _ in 0..<decimals { unit *= 10 }
         let fraction = String(scaled.magnitude % UInt(unit))
         let whole = integer(Int(scaled.magnitude / UInt(unit)))
-        return (scaled < 0 ? minusSign : "") + whole + (locale.decimalSeparator ?? ".")
+        return (scaled < 0 ? minusSign : "") + whole + (locale?.decimalSeparator ?? ".")
             + String(repeating: "0", count: decimals - fraction.count) + fraction
+    }
+
+    /// A value of a plan's diff: `1,975`, `82.0`, `none` for null or an empty list, a
+    /// list's items joined by commas.
+    public func text(_ value: DiffValue) -> String {
+        switch value {
+        case .null: "none"
+        case let .number(scaled, decimals): fixedPoint(scaled, decimals: decimals)
+        case .string(let text): text
+        case .strings(let texts): texts.isEmpty ? "none" : texts.joined(separator: ", ")
+        case .instant(let instant): instant.rfc3339
+        }
     }
 
     /// A date in figures: `2026-03-16` (standard), `16.03.2026` (de-DE), `03/16/2026` (en-US).

@@ -9,10 +9,6 @@ public struct MatadorCycle: Hashable, Sendable {
 
     public let start: LocalDate
 
-    public init(start: LocalDate) {
-        self.start = start
-    }
-
     /// Day n of the cycle at `date` (not before `start`).
     public func day(at date: LocalDate) -> Int {
         date.days(since: start)
@@ -39,14 +35,6 @@ public struct MatadorCycle: Hashable, Sendable {
     /// or before D").
     public func hasBoundary(after lastEvaluated: LocalDate, through planDate: LocalDate) -> Bool {
         nextPhaseSwitchDate(after: lastEvaluated) <= planDate
-    }
-
-    /// Every boundary after `lastEvaluated` and on or before `planDate`, in order.
-    public func boundaries(after lastEvaluated: LocalDate, through planDate: LocalDate) -> [LocalDate] {
-        let first = nextPhaseSwitchDate(after: lastEvaluated)
-        guard first <= planDate else { return [] }
-        return stride(from: first.daysSinceEpoch, through: planDate.daysSinceEpoch, by: Self.phaseLength)
-            .map(LocalDate.init(daysSinceEpoch:))
     }
 
     /// The phase fields of a snapshot at `planDate`.

@@ -1,9 +1,9 @@
 /// The notification for one history row (plan-rules.md section 7), or nil when none
 /// applies. The first that applies wins:
 ///
-/// 1. `plan_created` — the first plan (`previous` nil);
-/// 2. `phase_switch` — `phase.phase` differs from the previous plan's and both are
-///    deficit/maintenance;
+/// 1. `plan_created` — the first plan (no previous plan);
+/// 2. `phase_switch` — the diff switches `phase.phase` between deficit and maintenance
+///    (`FieldChange.phaseSwitch`);
 /// 3. `targets_updated` — calories, protein_g or water_ml differ.
 ///
 /// Nothing for a reported-weight-only or preferences-only change (targets unchanged).
@@ -12,21 +12,19 @@
 ///   - sequence: n of the id, the number of earlier history rows of the user with the
 ///     same plan date (0 for a scheduled plan).
 ///   - createdAt: the run's instant.
-///   - zone: the zone of `next.inputs.timezone`, for the 08:00 local `deliver_after`.
+///   - zone: the zone of the plan's `inputs.timezone`, for the 08:00 local `deliver_after`.
 ///   - presentation: the user's language, number format and units (section 7.1), from
 ///     the live row when the notification is made.
-public func planNotification(userID: Int64, previous: Snapshot?, next: Snapshot, sequence: Int,
-                             createdAt: Instant, zone: Zone,
+public func planNotification(for entry: HistoryEntry, userID: Int64, sequence: Int, createdAt: Instant, zone: Zone,
                              presentation: NotificationPresentation = .unlocalized) -> PlanNotification? {
+    let next = entry.snapshot
     let type: NotificationType
     let data: NotificationData
-    if let previous {
-        let changes = notificationChanges(from: previous, to: next)
-        let phases: Set<Phase> = [.deficit, .maintenance]
-        if previous.phase.phase != next.phase.phase,
-           phases.contains(previous.phase.phase), phases.contains(next.phase.phase) {
+    if entry.previous != nil {
+        let changes = notifiedPaths.compactMap { path in entry.diff.first { $0.path == path } }
+        if changes.contains(where: { $0.phaseSwitch != nil }) {
             type = .phaseSwitch
-        } else if changes.contains(where: { $0.key != "phase" }) {
+        } else if changes.contains(where: { $0.path != "phase.phase" }) {
             type = .targetsUpdated
         } else {
             return nil
@@ -37,7 +35,7 @@ public func planNotification(userID: Int64, previous: Snapshot?, next: Snapshot,
         data = .planCreated(calories: next.targets.calories, proteinG: next.targets.proteinG,
                             waterMl: next.targets.waterMl)
     }
-    let copy = NotificationCopy(type: type, previous: previous, next: next, presentation: presentation)
+    let copy = NotificationCopy(type: type, entry: entry, presentation: presentation)
     let eightAM = zone.localWallTime(next.planDate, secondsIntoDay: 8 * 3600)
     return PlanNotification(
         id: "\(userID):\(next.planDate):\(type.rawValue):\(sequence)",
@@ -48,14 +46,5 @@ public func planNotification(userID: Int64, previous: Snapshot?, next: Snapshot,
         unknownUnitSystem: presentation.unknownUnitSystem)
 }
 
-/// `calories`, `protein_g`, `water_ml` and `phase` where they differ, in that order.
-private func notificationChanges(from previous: Snapshot, to next: Snapshot) -> [NotificationChange] {
-    let candidates: [NotificationChange] = [
-        NotificationChange(key: "calories", before: .int(previous.targets.calories), after: .int(next.targets.calories)),
-        NotificationChange(key: "protein_g", before: .int(previous.targets.proteinG), after: .int(next.targets.proteinG)),
-        NotificationChange(key: "water_ml", before: .int(previous.targets.waterMl), after: .int(next.targets.waterMl)),
-        NotificationChange(key: "phase", before: .string(previous.phase.phase.rawValue),
-                           after: .string(next.phase.phase.rawValue)),
-    ]
-    return candidates.filter { !$0.before.hasSameValue(as: $0.after) }
-}
+/// The fields a notification's `data` lists when they changed, in its order.
+private let notifiedPaths = ["targets.calories", "targets.protein_g", "targets.water_ml", "phase.phase"]

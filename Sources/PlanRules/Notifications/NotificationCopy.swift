@@ -6,10 +6,9 @@ struct NotificationCopy {
     let title: String
     let body: String
 
-    init(type: NotificationType, previous: Snapshot?, next: Snapshot,
-         presentation: NotificationPresentation = .unlocalized) {
+    init(type: NotificationType, entry: HistoryEntry, presentation: NotificationPresentation = .unlocalized) {
         let copy = LocalizedCopy(presentation)
-        let after = next.targets
+        let after = entry.snapshot.targets
         switch type {
         case .planCreated:
             title = copy.text(.planCreatedTitle)
@@ -17,11 +16,11 @@ struct NotificationCopy {
                 "calories": copy.number(after.calories), "protein": copy.grams(after.proteinG),
                 "water": copy.water(after.waterMl),
             ])
-        case .phaseSwitch where next.phase.phase == .maintenance:
+        case .phaseSwitch where entry.snapshot.phase.phase == .maintenance:
             title = copy.text(.toMaintenanceTitle)
             // When the calorie floor kept the deficit calories at maintenance level, nothing
             // increases; the copy then just names the phase.
-            let increases = previous.map { after.calories > $0.targets.calories } ?? false
+            let increases = entry.previous.map { after.calories > $0.targets.calories } ?? false
             body = copy.text(increases ? .toMaintenanceBody : .toMaintenanceAtFloorBody,
                              ["calories": copy.number(after.calories)])
         case .phaseSwitch:
@@ -29,19 +28,17 @@ struct NotificationCopy {
             body = copy.text(.toDeficitBody, ["calories": copy.number(after.calories)])
         case .targetsUpdated:
             title = copy.text(.targetsUpdatedTitle)
-            var parts: [String] = []
-            if let before = previous?.targets {
-                if before.calories != after.calories {
-                    parts.append(copy.change(.caloriesChange, before: before.calories, after: after.calories))
-                }
-                if before.proteinG != after.proteinG {
-                    parts.append(copy.change(.proteinChange, before: before.proteinG, after: after.proteinG))
-                }
-                if before.waterMl != after.waterMl {
-                    parts.append(copy.change(.waterChange, before: before.waterMl, after: after.waterMl))
-                }
+            // The diff's target changes, in its order (calories, protein, water).
+            let parts = entry.diff.compactMap { change -> String? in
+                guard let key = Self.changeCopy[change.path], case .number(let before, 0) = change.before,
+                      case .number(let after, 0) = change.after else { return nil }
+                return copy.change(key, before: before, after: after)
             }
             body = copy.text(.targetsUpdatedBody, ["changes": parts.joined(separator: copy.text(.listSeparator))])
         }
     }
+
+    private static let changeCopy: [String: CopyKey] = [
+        "targets.calories": .caloriesChange, "targets.protein_g": .proteinChange, "targets.water_ml": .waterChange,
+    ]
 }

@@ -18,7 +18,7 @@ public struct PlanNotification: Hashable, Sendable {
     /// 08:00 local on the plan date, or `createdAt` if later: a push computed at
     /// midnight is not sent at midnight.
     public var deliverAfter: Instant
-    public var schemaVersion: Int
+    public var schemaVersion: Int = PlanNotification.schemaVersion
     /// Section 7.1: the copy locale used (`de-DE`) and the units (`metric`, `imperial`);
     /// both nil, and absent from the line, for a user without a locale.
     public var locale: String?
@@ -26,26 +26,6 @@ public struct PlanNotification: Hashable, Sendable {
     /// The row's `unit_system` when it was neither metric nor imperial (it counted as
     /// NULL): the run logs a warning and counts it. Not part of the line.
     public var unknownUnitSystem: String?
-
-    public init(id: String, type: NotificationType, userID: Int64, planDate: LocalDate, timezone: String,
-                title: String, body: String, data: NotificationData, createdAt: Instant, deliverAfter: Instant,
-                schemaVersion: Int = PlanNotification.schemaVersion, locale: String? = nil, units: String? = nil,
-                unknownUnitSystem: String? = nil) {
-        self.id = id
-        self.type = type
-        self.userID = userID
-        self.planDate = planDate
-        self.timezone = timezone
-        self.title = title
-        self.body = body
-        self.data = data
-        self.createdAt = createdAt
-        self.deliverAfter = deliverAfter
-        self.schemaVersion = schemaVersion
-        self.locale = locale
-        self.units = units
-        self.unknownUnitSystem = unknownUnitSystem
-    }
 
     /// The `schema_version` of the JSON lines this code writes.
     public static let schemaVersion = 1
@@ -63,22 +43,6 @@ public enum NotificationData: Hashable, Sendable {
     /// plan_created: `{calories, protein_g, water_ml}`.
     case planCreated(calories: Int, proteinG: Int, waterMl: Int)
     /// Otherwise, for each of `calories`, `protein_g`, `water_ml` and `phase` that changed
-    /// (in that order), `{before, after}` plus `delta` for numbers.
-    case changes([NotificationChange])
-}
-
-/// One changed value of a notification's `data`.
-public struct NotificationChange: Hashable, Sendable {
-    /// `calories`, `protein_g`, `water_ml` or `phase`.
-    public var key: String
-    public var before: DiffValue
-    public var after: DiffValue
-
-    public init(key: String, before: DiffValue, after: DiffValue) {
-        self.key = key
-        self.before = before
-        self.after = after
-    }
-
-    public var delta: DiffValue? { DiffValue.delta(from: before, to: after) }
+    /// (in that order), `{before, after}` plus `delta` for numbers, keyed by the field's name.
+    case changes([FieldChange])
 }

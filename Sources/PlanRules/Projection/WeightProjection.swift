@@ -6,18 +6,31 @@
 /// gain_muscle: g × 7 / 7700 = g / 1100 kg.
 public struct WeightProjection: Hashable, Sendable {
     /// The daily energy gap g, kcal (0 when there is no projection).
-    public let energyGap: Int
-    /// Δ₁₀ = |target w₁₀ − reported w₁₀|.
-    public let remainingTenthsKg: Int
+    public private(set) var energyGap = 0
+    /// Δ₁₀ = |target w₁₀ − reported w₁₀| (0 without a target).
+    public private(set) var remainingTenthsKg = 0
     /// `weekly_rate_kg` × 1000, rounded half away from zero (0 without a projection).
-    public let weeklyRateThousandthsKg: Int
+    public private(set) var weeklyRateThousandthsKg = 0
     /// `estimated_weeks`; nil without a projection or beyond the cap.
-    public let estimatedWeeks: Int?
+    public private(set) var estimatedWeeks: Int?
     /// Flag `projection_beyond_10_years`: more than 520 weeks.
-    public let beyondTenYears: Bool
+    public private(set) var beyondTenYears = false
 
     /// 10 years, in weeks: longer estimates are not shown.
     public static let maximumWeeks = 520
+
+    /// The energy in one kg of body weight.
+    public static let kcalPerKg = 7_700
+
+    /// The daily gap that moves the weight 1 kg a week: lose_weight 7700 × 2 / 7 = 2200
+    /// (only deficit days, half the cycle, count), gain_muscle 7700 / 7 = 1100.
+    public static func gapPerWeeklyKg(_ goal: PrimaryGoal) -> Int? {
+        switch goal {
+        case .loseWeight: kcalPerKg * 2 / 7
+        case .gainMuscle: kcalPerKg / 7
+        case .maintainWeight, .improveHealth: nil
+        }
+    }
 
     /// - Parameters:
     ///   - deficitPhaseCalories: lose_weight's calories in the deficit phase, whatever the
@@ -26,38 +39,20 @@ public struct WeightProjection: Hashable, Sendable {
     public init(goal: PrimaryGoal, reportedTenthsKg: Int, targetTenthsKg: Int?,
                 tdee: Int, calories: Int, deficitPhaseCalories: Int) {
         let gap: Int
-        let tenthsPerGapWeek: Int
         switch goal {
-        case .loseWeight:
-            gap = tdee - deficitPhaseCalories
-            tenthsPerGapWeek = 220
-        case .gainMuscle:
-            gap = calories - tdee
-            tenthsPerGapWeek = 110
-        case .maintainWeight, .improveHealth:
-            gap = 0
-            tenthsPerGapWeek = 0
+        case .loseWeight: gap = tdee - deficitPhaseCalories
+        case .gainMuscle: gap = calories - tdee
+        case .maintainWeight, .improveHealth: gap = 0
         }
+        remainingTenthsKg = targetTenthsKg.map { abs($0 - reportedTenthsKg) } ?? 0
         guard let target = targetTenthsKg, goal.isOnGoalSide(target: target, reported: reportedTenthsKg),
-              gap > 0 else {
-            self.init(energyGap: 0, remaining: targetTenthsKg.map { abs($0 - reportedTenthsKg) } ?? 0,
-                      rate: 0, weeks: nil, beyond: false)
-            return
-        }
-        let remaining = abs(target - reportedTenthsKg)
-        // g / 2200 kg = g × 1000 / 2200 thousandths (or / 1100): tenthsPerGapWeek × 10.
-        let rate = roundHalfAwayFromZero(gap * 1000, over: tenthsPerGapWeek * 10)
-        let weeks = ceilingDivision(remaining * tenthsPerGapWeek, by: gap)
-        let beyond = weeks > Self.maximumWeeks
-        self.init(energyGap: gap, remaining: remaining, rate: rate, weeks: beyond ? nil : weeks, beyond: beyond)
-    }
-
-    private init(energyGap: Int, remaining: Int, rate: Int, weeks: Int?, beyond: Bool) {
-        self.energyGap = energyGap
-        self.remainingTenthsKg = remaining
-        self.weeklyRateThousandthsKg = rate
-        self.estimatedWeeks = weeks
-        self.beyondTenYears = beyond
+              let gapPerWeeklyKg = Self.gapPerWeeklyKg(goal), gap > 0 else { return }
+        energyGap = gap
+        // g / 2200 kg = g × 1000 / 2200 thousandths; Δ₁₀ / 10 kg at that rate: Δ₁₀ × 2200 / (10 g) weeks.
+        weeklyRateThousandthsKg = roundHalfAwayFromZero(gap * 1000, over: gapPerWeeklyKg)
+        let weeks = ceilingDivision(remainingTenthsKg * gapPerWeeklyKg, by: gap * 10)
+        beyondTenYears = weeks > Self.maximumWeeks
+        estimatedWeeks = beyondTenYears ? nil : weeks
     }
 
     /// `projected_date` = plan date + 7 × estimated_weeks days.

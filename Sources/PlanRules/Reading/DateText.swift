@@ -19,7 +19,8 @@ public enum DateText {
 
     /// The date, or nil for text PostgreSQL would not write as a date.
     public static func localDate(_ text: String) -> LocalDate? {
-        if let date = plainDate(text) { return date }
+        // The common case, `YYYY-MM-DD` with a four-digit year, read without allocating.
+        if let date = LocalDate(iso8601: text), date >= earliestDate { return date }
         switch text {
         case "infinity": return latestDate
         case "-infinity": return earliestDate
@@ -43,27 +44,5 @@ public enum DateText {
         guard (1...12).contains(month), day >= 1, day <= LocalDate.daysInMonth(year: year, month: month)
         else { return nil }
         return min(max(LocalDate(year: year, month: month, day: day), earliestDate), latestDate)
-    }
-
-    /// The common case, `YYYY-MM-DD` with a four-digit year, read without allocating;
-    /// nil for anything else (the general reading above decides).
-    private static func plainDate(_ text: String) -> LocalDate? {
-        var text = text
-        return text.withUTF8 { bytes -> LocalDate? in
-            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
-            func number(_ range: Range<Int>) -> Int? {
-                var value = 0
-                for index in range {
-                    let digit = bytes[index] &- UInt8(ascii: "0")
-                    guard digit < 10 else { return nil }
-                    value = value * 10 + Int(digit)
-                }
-                return value
-            }
-            guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-                  year >= 1, (1...12).contains(month), day >= 1,
-                  day <= LocalDate.daysInMonth(year: year, month: month) else { return nil }
-            return LocalDate(year: year, month: month, day: day)
-        }
     }
 }

@@ -2,7 +2,6 @@
 /// heights and weights in tenths, dates comparable, NULL defaults applied, NULL array
 /// elements dropped. Every check of sections 1.1 and 1.2 applies to these values.
 public struct ReadSettings: Hashable, Sendable {
-    public var userID: Int64
     /// nil for NULL (or text PostgreSQL would not write as a date).
     public var dateOfBirth: LocalDate?
     public var gender: String?
@@ -27,7 +26,6 @@ public struct ReadSettings: Hashable, Sendable {
     public static let defaultTimezone = "UTC"
 
     public init(row: UserSettingsRow) {
-        userID = row.userID
         dateOfBirth = row.dateOfBirth.flatMap(DateText.localDate)
         gender = row.gender
         heightTenthsCm = row.heightCm.map(NumericText.tenths)

@@ -98,7 +98,7 @@ private struct UserDecision {
                                  planDate: today, dateOfBirth: live.dateOfBirth)
             }
         }
-        regenerate(from: live ?? ValidSettings(planInputs: current.inputs), planDate: today, reasons: due,
+        regenerate(from: live ?? current.inputs.settings, planDate: today, reasons: due,
                    usedLiveRow: live != nil)
     }
 
@@ -161,9 +161,10 @@ private struct UserDecision {
         if let current, !planChanged(from: current, to: plan) { return }
 
         let earlierRows = current?.planDate == planDate ? state.historyRowsOnCurrentPlanDate : 0
-        history = HistoryEntry(snapshot: plan, previous: current)
-        notification = planNotification(userID: row.userID, previous: current, next: plan, sequence: earlierRows,
-                                        createdAt: now, zone: zones.zone(named: plan.inputs.timezone) ?? zone,
+        let entry = HistoryEntry(snapshot: plan, previous: current)
+        history = entry
+        notification = planNotification(for: entry, userID: row.userID, sequence: earlierRows, createdAt: now,
+                                        zone: zones.zone(named: plan.inputs.timezone) ?? zone,
                                         presentation: NotificationPresentation(locale: row.locale,
                                                                                unitSystem: row.unitSystem))
         state.currentPlan = plan

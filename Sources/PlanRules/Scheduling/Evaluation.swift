@@ -58,7 +58,7 @@ public struct HistoryEntry: Hashable, Sendable {
     /// The current plan before this one; nil for the first plan.
     public var previous: Snapshot?
     /// `planDiff(from: previous, to: snapshot)`; empty for the first plan.
-    public var diff: [DiffEntry]
+    public var diff: [FieldChange]
 
     public init(snapshot: Snapshot, previous: Snapshot?) {
         self.snapshot = snapshot

@@ -4,9 +4,9 @@
 /// there is no plan.
 ///
 /// nil only if the database knows neither the names involved nor `UTC` itself (a
-/// broken installation, which `ZoneDatabase.loadSystem` refuses to load).
+/// broken installation, which `ZoneDatabase.loadSystem()` refuses to load).
 func planDateZone(row: UserSettingsRow, currentPlan: Snapshot?, zones: ZoneDatabase) -> Zone? {
-    if let live = zones.zone(named: row.timezone ?? "UTC") { return live }
+    if let live = zones.zone(named: row.timezone ?? ReadSettings.defaultTimezone) { return live }
     if let planZone = currentPlan.flatMap({ zones.zone(named: $0.inputs.timezone) }) { return planZone }
     return zones.zone(named: "UTC") ?? zones.zone(named: "Etc/UTC")
 }

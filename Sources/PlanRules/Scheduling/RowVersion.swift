@@ -1,13 +1,18 @@
 /// How one version of a user's `user_settings` row (identified by its `updated_at`, to
 /// the microsecond) stands against what the job remembers (plan-rules.md sections 1.2
 /// and 2).
-struct RowVersion {
+public struct RowVersion {
     /// The row's `updated_at`; nil (NULL) is older than any instant.
-    let updatedAt: Instant?
-    let state: UserPlanState
+    public let updatedAt: Instant?
+    public let state: UserPlanState
+
+    public init(updatedAt: Instant?, state: UserPlanState) {
+        self.updatedAt = updatedAt
+        self.state = state
+    }
 
     /// Later than the last `updated_at` the job saw (the first half of `settings_changed`).
-    var isUnseen: Bool {
+    public var isUnseen: Bool {
         guard let updatedAt else { return false }
         guard let seen = state.seenUpdatedAt else { return true }
         return updatedAt > seen
@@ -15,7 +20,7 @@ struct RowVersion {
 
     /// This version was already judged incomplete or invalid under the current rules: it
     /// is recorded once and not retried until the row or the rules version changes.
-    var isRecordedAsUnusable: Bool {
+    public var isRecordedAsUnusable: Bool {
         state.judgedRulesVersion == rulesVersion && state.judgedUpdatedAt == updatedAt
     }
 

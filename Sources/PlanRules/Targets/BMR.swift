@@ -8,8 +8,15 @@ public struct BMR: Hashable, Sendable {
     public let times80: Int
 
     public init(weightTenthsKg: Int, heightTenthsCm: Int, age: Int, gender: Gender) {
-        times80 = 80 * weightTenthsKg + 50 * heightTenthsCm - 400 * age + 80 * gender.bmrConstant
+        // 80 × (10 × w₁₀ / 10) = 80·w₁₀; 80 × (6.25 × h₁₀ / 10) = 50·h₁₀; 80 × 5 × age = 400·age.
+        times80 = 8 * Self.perKg * weightTenthsKg + 8 * Self.perCmTimes100 * heightTenthsCm / 100
+            - 80 * Self.perYear * age + 80 * gender.bmrConstant
     }
+
+    /// The coefficients: 10 per kg, 6.25 per cm, −5 per year of age.
+    public static let perKg = 10
+    public static let perCmTimes100 = 625
+    public static let perYear = 5
 
     /// `bmr`: rounded once, half away from zero.
     public var rounded: Int { roundHalfAwayFromZero(times80, over: 80) }

@@ -15,15 +15,15 @@ public struct MacroTargets: Hashable, Sendable {
     public init(calories: Int, weightTenthsKg: Int, goal: PrimaryGoal) {
         proteinG = roundHalfAwayFromZero(weightTenthsKg * goal.proteinRatioTimes10, over: 100)
         let fullFat = Self.fullFatG(weightTenthsKg: weightTenthsKg)
-        let remaining = calories - 4 * proteinG - 9 * fullFat
+        let remaining = calories - Self.kcalPerGramProtein * proteinG - Self.kcalPerGramFat * fullFat
         if remaining >= 0 {
             fatG = fullFat
-            carbsG = roundHalfAwayFromZero(remaining, over: 4)
+            carbsG = roundHalfAwayFromZero(remaining, over: Self.kcalPerGramCarbs)
             fatLowered = false
             macroOverflow = false
             return
         }
-        let fittingFat = floorDivision(calories - 4 * proteinG, by: 9)
+        let fittingFat = floorDivision(calories - Self.kcalPerGramProtein * proteinG, by: Self.kcalPerGramFat)
         let minimumFat = Self.minimumFatG(weightTenthsKg: weightTenthsKg)
         carbsG = 0
         fatLowered = true
@@ -36,14 +36,21 @@ public struct MacroTargets: Hashable, Sendable {
         }
     }
 
+    public static let kcalPerGramProtein = 4
+    public static let kcalPerGramFat = 9
+    public static let kcalPerGramCarbs = 4
+    /// Fat g per kg × 10: 1.0 in full, never below 0.5.
+    public static let fatRatioTimes10 = 10
+    public static let minimumFatRatioTimes10 = 5
+
     /// round(weight × 1.0).
     public static func fullFatG(weightTenthsKg: Int) -> Int {
-        roundHalfAwayFromZero(weightTenthsKg, over: 10)
+        roundHalfAwayFromZero(weightTenthsKg * fatRatioTimes10, over: 100)
     }
 
     /// round(weight × 0.5): the least fat a plan gives.
     public static func minimumFatG(weightTenthsKg: Int) -> Int {
-        roundHalfAwayFromZero(weightTenthsKg * 5, over: 100)
+        roundHalfAwayFromZero(weightTenthsKg * minimumFatRatioTimes10, over: 100)
     }
 }
 

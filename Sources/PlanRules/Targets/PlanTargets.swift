@@ -13,11 +13,13 @@ public struct PlanTargets: Hashable, Sendable {
     public let macros: MacroTargets
     public let waterMl: Int
 
-    public init(weightBasisTenthsKg weight: Int, heightTenthsCm: Int, age: Int, gender: Gender,
-                activityLevel: ActivityLevel, goal: PrimaryGoal, cycle: MatadorCycle?, planDate: LocalDate) {
-        self.age = age
-        bmr = BMR(weightTenthsKg: weight, heightTenthsCm: heightTenthsCm, age: age, gender: gender)
-        tdee = TDEE(bmr: bmr, activityLevel: activityLevel)
+    /// The targets of `inputs` (basis weight, height, age, gender, activity, goal): for a new
+    /// plan, and again for `explain`'s steps.
+    public init(_ inputs: Snapshot.Inputs, cycle: MatadorCycle?, planDate: LocalDate) {
+        let (weight, gender, goal) = (inputs.weightBasisTenthsKg, inputs.gender, inputs.primaryGoal)
+        age = inputs.age
+        bmr = BMR(weightTenthsKg: weight, heightTenthsCm: inputs.heightTenthsCm, age: age, gender: gender)
+        tdee = TDEE(bmr: bmr, activityLevel: inputs.activityLevel)
         self.cycle = cycle
         phase = cycle?.phase(at: planDate) ?? .none
         calories = CalorieTarget(tdee: tdee.rounded, goal: goal, phase: phase, gender: gender)

@@ -1,4 +1,6 @@
 /// Water ml = round(weight × 35) (plan-rules.md section 3).
 public func waterMl(weightTenthsKg: Int) -> Int {
-    roundHalfAwayFromZero(weightTenthsKg * 35, over: 10)
+    roundHalfAwayFromZero(weightTenthsKg * waterMlPerKg, over: 10)
 }
+
+public let waterMlPerKg = 35

@@ -4,11 +4,6 @@
 /// Plain integer arithmetic: Foundation's date formatters are slow and carry locale and
 /// calendar settings that must not change a timestamp.
 extension Instant {
-    /// The UTC date, second of the day and microsecond; nil for PostgreSQL's infinities.
-    var utcParts: (date: LocalDate, secondOfDay: Int, microsecond: Int)? {
-        self == .distantFuture || self == .distantPast ? nil : utcSplit
-    }
-
     private var utcSplit: (date: LocalDate, secondOfDay: Int, microsecond: Int) {
         let (seconds, micros) = microsecondsSinceEpoch.quotientAndRemainder(dividingBy: 1_000_000)
         let (wholeSeconds, fraction) = micros < 0 ? (seconds - 1, micros + 1_000_000) : (seconds, micros)
@@ -29,18 +24,18 @@ extension Instant {
         }
         // Written in place: this runs for every snapshot, notification and state row.
         return String(unsafeUninitializedCapacity: 27) { text in
-            date.putISO(into: text, at: 0)
-            text[10] = UInt8(ascii: "T")
-            text.putDigits(secondOfDay / 3600, width: 2, at: 11)
-            text[13] = UInt8(ascii: ":")
-            text.putDigits(secondOfDay / 60 % 60, width: 2, at: 14)
-            text[16] = UInt8(ascii: ":")
-            text.putDigits(secondOfDay % 60, width: 2, at: 17)
-            text[19] = UInt8(ascii: ".")
-            text.putDigits(fraction, width: 6, at: 20)
-            text[26] = UInt8(ascii: "Z")
+            text.putRFC3339(date, secondOfDay, fraction, at: 0)
             return 27
         }
+    }
+
+    /// Writes `rfc3339`'s 27 bytes at `text[offset]` and returns true; false, writing
+    /// nothing, when the year is outside 0000…9999 (PostgreSQL's infinities).
+    public func putRFC3339(into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Bool {
+        let (date, secondOfDay, fraction) = utcSplit
+        guard (0...9999).contains(date.components.year) else { return false }
+        text.putRFC3339(date, secondOfDay, fraction, at: offset)
+        return true
     }
 
     /// Parses an RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm)`.
@@ -97,5 +92,20 @@ extension Instant {
         let utcSeconds = Int64(date.daysSinceEpoch) * 86_400
             + Int64(hour * 3600 + minute * 60 + second - offsetSeconds)
         self.init(microsecondsSinceEpoch: utcSeconds * 1_000_000 + micros)
+    }
+}
+
+extension UnsafeMutableBufferPointer<UInt8> {
+    fileprivate func putRFC3339(_ date: LocalDate, _ secondOfDay: Int, _ fraction: Int, at offset: Int) {
+        date.putISO(into: self, at: offset)
+        self[offset + 10] = UInt8(ascii: "T")
+        putDigits(secondOfDay / 3600, width: 2, at: offset + 11)
+        self[offset + 13] = UInt8(ascii: ":")
+        putDigits(secondOfDay / 60 % 60, width: 2, at: offset + 14)
+        self[offset + 16] = UInt8(ascii: ":")
+        putDigits(secondOfDay % 60, width: 2, at: offset + 17)
+        self[offset + 19] = UInt8(ascii: ".")
+        putDigits(fraction, width: 6, at: offset + 20)
+        self[offset + 26] = UInt8(ascii: "Z")
     }
 }

@@ -84,7 +84,7 @@ public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible
     }
 
     /// Writes `YYYY-MM-DD` (a year in 0…9999) at `offset` of `text`: ten bytes.
-    func putISO(into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+    public func putISO(into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
         let (y, m, d) = components
         text.putDigits(y, width: 4, at: offset)
         text[offset + 4] = UInt8(ascii: "-")
@@ -93,17 +93,18 @@ public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible
         text.putDigits(d, width: 2, at: offset + 8)
     }
 
-    /// Parses `YYYY-MM-DD` (four-digit year), checking that the day exists.
-    public init?(iso8601 text: Substring) {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              let y = Self.digits(bytes[0..<4]), let m = Self.digits(bytes[5..<7]),
-              let d = Self.digits(bytes[8..<10])
-        else { return nil }
-        self.init(validatingYear: y, month: m, day: d)
+    /// Parses `YYYY-MM-DD` (four-digit year), checking that the day exists. Reads the
+    /// bytes in place: every date of every settings row and stored plan comes here.
+    public init?(iso8601 text: String) {
+        var text = text
+        guard let date = text.withUTF8({ bytes -> LocalDate? in
+            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+                  let y = Self.digits(bytes[0..<4]), let m = Self.digits(bytes[5..<7]),
+                  let d = Self.digits(bytes[8..<10]) else { return nil }
+            return LocalDate(validatingYear: y, month: m, day: d)
+        }) else { return nil }
+        self = date
     }
-
-    public init?(iso8601 text: String) { self.init(iso8601: Substring(text)) }
 
     public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
@@ -113,7 +114,7 @@ public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible
         }
     }
 
-    static func digits(_ bytes: ArraySlice<UInt8>) -> Int? {
+    static func digits<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Int? {
         var value = 0
         for b in bytes {
             guard b >= 48, b <= 57 else { return nil }

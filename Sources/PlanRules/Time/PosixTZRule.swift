@@ -5,7 +5,7 @@
 /// projected date, a far target date) depends on this rule.
 ///
 /// POSIX counts offsets west of UTC (`CET-1` is one hour east); this type stores them
-/// east of UTC, like TZif and `Zone.utcOffsetSeconds(at:)`.
+/// east of UTC, like TZif and `OffsetTable`.
 struct PosixTZRule: Equatable, Sendable {
     /// Seconds east of UTC outside daylight saving time.
     var standardOffset: Int

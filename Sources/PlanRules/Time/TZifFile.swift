@@ -11,7 +11,9 @@ struct TZifFile: Sendable {
     var offsetsAfter: [Int]
     /// The footer's TZ string (version 2+ files); nil in version 1 files or when empty.
     var footer: PosixTZRule?
+}
 
+extension TZifFile {
     /// Parses a TZif file: the 64-bit data block of version 2+ files, else the 32-bit one.
     /// Files with leap-second records (the `right/` zones) are refused: their times are not
     /// UTC seconds, and no known zone name points at one.
@@ -59,13 +61,6 @@ struct TZifFile: Sendable {
         try reader.skip(header.charCount + header.isStdCount + header.isUTCount)
         return TZifFile(initialOffset: typeOffsets[0], transitionTimes: times,
                         offsetsAfter: typeIndices.map { typeOffsets[$0] }, footer: nil)
-    }
-
-    private init(initialOffset: Int, transitionTimes: [Int64], offsetsAfter: [Int], footer: PosixTZRule?) {
-        self.initialOffset = initialOffset
-        self.transitionTimes = transitionTimes
-        self.offsetsAfter = offsetsAfter
-        self.footer = footer
     }
 
     private struct Header {
@@ -139,13 +134,13 @@ struct TZifFile: Sendable {
 }
 
 /// Why a zone file could not be used.
-enum TZifError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum TZifError: Error, Hashable, Sendable, CustomStringConvertible {
     case notTZif
     case truncated
     case leapSeconds
     case malformed(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .notTZif: return "not a TZif file"
         case .truncated: return "TZif file is truncated"

@@ -11,9 +11,9 @@ public final class Zone: Sendable {
         self.table = table
     }
 
-    /// Seconds east of UTC in effect at `instant`.
-    public func utcOffsetSeconds(at instant: Instant) -> Int {
-        table.offset(at: instant.secondsSinceEpoch)
+    /// The zone `name` from the bytes of its compiled TZif file (RFC 8536).
+    public convenience init(name: String, tzif bytes: [UInt8]) throws(TZifError) {
+        self.init(name: name, table: OffsetTable(try TZifFile(bytes: bytes)))
     }
 
     /// The local calendar date at `instant` (plan-rules.md section 2, "Plan date").

@@ -43,11 +43,11 @@ public func judge(_ row: UserSettingsRow, planDate: LocalDate, zones: ZoneDataba
           let height = read.heightTenthsCm, let weight = read.currentWeightTenthsKg
     else { return .rejected(rejections) }
     return .valid(ValidSettings(
-        dateOfBirth: dateOfBirth, gender: gender, heightTenthsCm: height, weightTenthsKg: weight,
+        dateOfBirth: dateOfBirth, gender: gender, heightTenthsCm: height, weightReportedTenthsKg: weight,
         primaryGoal: goal, activityLevel: activity, targetWeightTenthsKg: read.targetWeightTenthsKg,
         targetDate: read.targetDate, dietaryPreferences: read.dietaryPreferences,
         allergies: read.allergies, mealsPerDay: read.mealsPerDay, timezone: read.timezone,
-        updatedAt: read.updatedAt))
+        settingsUpdatedAt: read.updatedAt))
 }
 
 /// The date_of_birth rules, in the table's order: NULL, in the future, under 13, over 120.

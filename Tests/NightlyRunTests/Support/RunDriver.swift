@@ -6,6 +6,7 @@ import PlanStore
 import Postgres
 import TestSupport
 import Testing
+import ZoneFiles
 
 /// Drives the nightly run in-process against a fresh database: the app's writes to
 /// `user_settings` (parameterized SQL), runs at chosen instants (`RunOptions.asOf`), and

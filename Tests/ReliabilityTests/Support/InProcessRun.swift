@@ -3,6 +3,7 @@ import Logging
 import NightlyRun
 import PlanRules
 import Postgres
+import ZoneFiles
 
 /// A scheduled run inside the test process, so the test can act *between two batches*
 /// of a run in progress — the only way to place a concurrent write or a second run at

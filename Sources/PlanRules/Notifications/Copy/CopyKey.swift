@@ -29,18 +29,6 @@ public enum CopyKey: String, CaseIterable, Sendable {
     case grams = "unit.grams"
     case milliliters = "unit.milliliters"
     case fluidOunces = "unit.fluid_ounces"
-
-    /// The placeholders an entry uses: every locale's entry has the same ones.
-    public var placeholders: Set<String> {
-        switch self {
-        case .planCreatedBody: ["calories", "protein", "water"]
-        case .toMaintenanceBody, .toMaintenanceAtFloorBody, .toDeficitBody: ["calories"]
-        case .targetsUpdatedBody: ["changes"]
-        case .caloriesChange, .proteinChange, .waterChange: ["before", "after", "delta"]
-        case .grams, .milliliters, .fluidOunces: ["value"]
-        case .planCreatedTitle, .toMaintenanceTitle, .toDeficitTitle, .targetsUpdatedTitle, .listSeparator: []
-        }
-    }
 }
 
 /// One locale's copy: a template for every `CopyKey`.

@@ -45,13 +45,9 @@ public struct NotificationPresentation: Hashable, Sendable {
     public static let unlocalized = NotificationPresentation(
         copy: .enUS, numbers: nil, units: .metric, unknownUnitSystem: nil)
 
-    init(copy: CopyLocale, numbers: LocaleNumbers?, units: UnitSystem, unknownUnitSystem: String?) {
-        self.copy = copy
-        self.numbers = numbers
-        self.units = units
-        self.unknownUnitSystem = unknownUnitSystem
-    }
+}
 
+extension NotificationPresentation {
     /// Resolves the row's `locale` and `unit_system` text. A NULL (or blank) locale is the
     /// unlocalized presentation, whatever `unit_system` says.
     public init(locale: String?, unitSystem: String?) {

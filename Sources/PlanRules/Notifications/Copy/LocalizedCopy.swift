@@ -60,10 +60,7 @@ struct LocalizedCopy {
     /// US fluid ounces, `round(ml / 29.5735295625)` with halves away from zero, exactly:
     /// 29.5735295625 ml is 295,735,295,625 / 10^10.
     static func fluidOunces(_ milliliters: Int) -> Int {
-        let numerator = milliliters * 10_000_000_000
-        let denominator = 295_735_295_625
-        let rounded = (2 * numerator.magnitude + UInt(denominator)) / (2 * UInt(denominator))
-        return milliliters < 0 ? -Int(rounded) : Int(rounded)
+        roundHalfAwayFromZero(milliliters * 10_000_000_000, over: 295_735_295_625)
     }
 
     /// `template` with each `{name}` replaced by its value (names not given stay as they

@@ -119,7 +119,7 @@ extension JSONWriter {
         switch value {
         case .null: null()
         case .bool(let flag): bool(flag)
-        case .number(let number): appendText(number.text)
+        case .number(let number): append(number.text)
         case .string(let text): string(text)
         case .array(let elements):
             raw("[")

@@ -51,45 +51,43 @@ struct JSONParser {
     }
 
     private mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
-        index += 1
-        var members: [JSONMember] = []
-        skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else { throw failure("expected a string key") }
-            let key = try parseString()
-            skipWhitespace()
-            guard peek() == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
-            index += 1
-            members.append(JSONMember(key: key, value: try parseValue(depth: depth + 1)))
-            skipWhitespace()
-            switch peek() {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
-            default: throw failure("expected ',' or '}' in an object")
-            }
-        }
+        .object(try parseList(closedBy: "}", in: "an object") { parser throws(JSONParseError) in
+            guard parser.peek() == UInt8(ascii: "\"") else { throw parser.failure("expected a string key") }
+            let key = try parser.parseString()
+            parser.skipWhitespace()
+            guard parser.peek() == UInt8(ascii: ":") else { throw parser.failure("expected ':' after a key") }
+            parser.index += 1
+            return JSONMember(key: key, value: try parser.parseValue(depth: depth + 1))
+        })
     }
 
     private mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+        .array(try parseList(closedBy: "]", in: "an array") { parser throws(JSONParseError) in
+            try parser.parseValue(depth: depth + 1)
+        })
+    }
+
+    /// The elements of an object or array, separated by commas, up to `close`; the
+    /// opening bracket is at `index`.
+    private mutating func parseList<Element>(
+        closedBy close: Unicode.Scalar, in what: String,
+        _ element: (inout JSONParser) throws(JSONParseError) -> Element
+    ) throws(JSONParseError) -> [Element] {
         index += 1
-        var elements: [JSONValue] = []
+        var elements: [Element] = []
         skipWhitespace()
-        if peek() == UInt8(ascii: "]") {
+        if peek() == UInt8(ascii: close) {
             index += 1
-            return .array(elements)
+            return elements
         }
         while true {
-            elements.append(try parseValue(depth: depth + 1))
+            skipWhitespace()
+            elements.append(try element(&self))
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
-            default: throw failure("expected ',' or ']' in an array")
+            case UInt8(ascii: close): index += 1; return elements
+            default: throw failure("expected ',' or '\(close)' in \(what)")
             }
         }
     }

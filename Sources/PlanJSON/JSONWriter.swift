@@ -1,3 +1,5 @@
+import PlanRules
+
 /// Appends compact JSON to a byte buffer, with the number and date conventions of
 /// plan-rules.md section 6 in one place: the snapshot, diff and notification encoders
 /// all write through it, so equal values always give equal bytes.
@@ -33,16 +35,24 @@ struct JSONWriter: ~Copyable {
         count += 1
     }
 
-    private mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         if capacity - count < bytes.count { grow(toHold: bytes.count) }
         (base + count).initialize(from: source, count: bytes.count)
         count += bytes.count
     }
 
-    private mutating func append(_ text: String) {
+    /// Text written as is: a validated number literal, or a date or instant beyond the
+    /// four-digit years.
+    mutating func append(_ text: String) {
         var text = text
         text.withUTF8 { append(contentsOf: $0) }
+    }
+
+    /// At least `size` bytes of room after what was written, to write in place.
+    private mutating func free(_ size: Int) -> UnsafeMutableBufferPointer<UInt8> {
+        if capacity - count < size { grow(toHold: size) }
+        return UnsafeMutableBufferPointer(start: base + count, count: size)
     }
 
     private mutating func grow(toHold extra: Int) {
@@ -57,11 +67,6 @@ struct JSONWriter: ~Copyable {
     /// Structural text written as is: braces, commas, `"key":` prefixes.
     mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { append(contentsOf: $0) }
-    }
-
-    /// Text already in JSON form (a validated number literal).
-    mutating func appendText(_ text: String) {
-        append(text)
     }
 
     mutating func null() { raw("null") }
@@ -111,22 +116,18 @@ struct JSONWriter: ~Copyable {
         appendDigits(value.magnitude, minimumWidth: 1)
     }
 
-    /// A value held in tenths with exactly one decimal: `1780` → `178.0`, `-11` → `-1.1`.
-    mutating func tenths(_ value: Int) {
-        if value < 0 { append(UInt8(ascii: "-")) }
-        appendDigits(value.magnitude / 10, minimumWidth: 1)
+    /// A value held in units of 10^-`decimals` with up to `decimals` digits after the point,
+    /// trailing zeros dropped but one kept (0: an integer). Tenths: `1780` → `178.0`,
+    /// `-11` → `-1.1`; thousandths: `227` → `0.227`, `250` → `0.25`, `0` → `0.0`.
+    mutating func fixedPoint(_ scaled: Int, decimals: Int) {
+        guard decimals > 0 else { return int(scaled) }
+        if scaled < 0 { append(UInt8(ascii: "-")) }
+        var unit: UInt = 1
+        for _ in 0..<decimals { unit *= 10 }
+        appendDigits(scaled.magnitude / unit, minimumWidth: 1)
         append(UInt8(ascii: "."))
-        appendDigits(value.magnitude % 10, minimumWidth: 1)
-    }
-
-    /// A value held in thousandths with up to three decimals and at least one, trailing
-    /// zeros dropped: `227` → `0.227`, `250` → `0.25`, `0` → `0.0`, `-23` → `-0.023`.
-    mutating func thousandths(_ value: Int) {
-        if value < 0 { append(UInt8(ascii: "-")) }
-        appendDigits(value.magnitude / 1000, minimumWidth: 1)
-        append(UInt8(ascii: "."))
-        var fraction = value.magnitude % 1000
-        var width = 3
+        var fraction = scaled.magnitude % unit
+        var width = decimals
         while width > 1, fraction % 10 == 0 {
             fraction /= 10
             width -= 1
@@ -134,30 +135,16 @@ struct JSONWriter: ~Copyable {
         appendDigits(fraction, minimumWidth: width)
     }
 
-    /// A fixed-point value with `decimals` digits after the point (0: an integer; 1: tenths;
-    /// 3: thousandths), with the conventions above.
-    mutating func fixedPoint(_ scaled: Int, decimals: Int) {
-        switch decimals {
-        case 1: tenths(scaled)
-        case 3: thousandths(scaled)
-        default: int(scaled)
-        }
-    }
-
     /// `YYYY-MM-DD` (section 6).
-    mutating func date(_ date: LocalDate, quoted: Bool = true) {
-        if quoted { append(UInt8(ascii: "\"")) }
-        let (year, month, day) = date.components
-        if (0...9999).contains(year) {
-            appendDigits(UInt(year), minimumWidth: 4)
-            append(UInt8(ascii: "-"))
-            appendDigits(UInt(month), minimumWidth: 2)
-            append(UInt8(ascii: "-"))
-            appendDigits(UInt(day), minimumWidth: 2)
+    mutating func date(_ date: LocalDate) {
+        append(UInt8(ascii: "\""))
+        if (0...9999).contains(date.year) {
+            date.putISO(into: free(10), at: 0)
+            count += 10
         } else {
             append(date.description)
         }
-        if quoted { append(UInt8(ascii: "\"")) }
+        append(UInt8(ascii: "\""))
     }
 
     /// RFC 3339 in UTC with six fractional digits (section 6), as a JSON string.
@@ -165,17 +152,8 @@ struct JSONWriter: ~Copyable {
     /// `.distantPast`) have no RFC 3339 form and are written as PostgreSQL writes them.
     mutating func instant(_ instant: Instant) {
         append(UInt8(ascii: "\""))
-        if let (date, secondOfDay, microsecond) = instant.utcParts, (0...9999).contains(date.components.year) {
-            self.date(date, quoted: false)
-            append(UInt8(ascii: "T"))
-            appendDigits(UInt(secondOfDay / 3600), minimumWidth: 2)
-            append(UInt8(ascii: ":"))
-            appendDigits(UInt(secondOfDay / 60 % 60), minimumWidth: 2)
-            append(UInt8(ascii: ":"))
-            appendDigits(UInt(secondOfDay % 60), minimumWidth: 2)
-            append(UInt8(ascii: "."))
-            appendDigits(UInt(microsecond), minimumWidth: 6)
-            append(UInt8(ascii: "Z"))
+        if instant.putRFC3339(into: free(27), at: 0) {
+            count += 27
         } else {
             append(rfc3339Text(instant))
         }

@@ -1,3 +1,5 @@
+import PlanRules
+
 // A notification as one JSON line (plan-rules.md section 7): keys in the section's
 // order, `user_id` a JSON number, instants RFC 3339 UTC with six fractional digits, no
 // pretty printing.
@@ -43,13 +45,8 @@ extension JSONWriter {
             raw("{")
             for (index, change) in changes.enumerated() {
                 if index > 0 { raw(",") }
-                string(change.key)
-                raw(":{\"before\":"); diffValue(change.before)
-                raw(",\"after\":"); diffValue(change.after)
-                if let delta = change.delta {
-                    raw(",\"delta\":"); diffValue(delta)
-                }
-                raw("}")
+                string(String(change.field))
+                raw(":{"); self.change(change); raw("}")
             }
             raw("}")
         }
