@@ -25,7 +25,7 @@ public struct PlanChangeSummary: Hashable, Sendable {
             return
         }
         var parts: [String] = []
-        /// "Protein 130 → 128 g" when `path` changed.
+        // "Protein 130 → 128 g" when `path` changed.
         @discardableResult func describe(_ path: String, _ name: String, _ unit: String) -> Bool {
             guard let change = changes.first(where: { $0.path == path }) else { return false }
             parts.append("\(name) \(format.text(change.before)) → \(format.text(change.after)) \(unit)")

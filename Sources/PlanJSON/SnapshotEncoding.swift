@@ -51,7 +51,8 @@ public struct SnapshotKeyOrder: Sendable {
 protocol JSONObjectKey: RawRepresentable<String>, CaseIterable, Sendable where AllCases == [Self] {}
 
 /// An object's keys in the order they are written, with their `"name":` bytes one after
-/// the other (key `i`'s end at `ends[i]`).
+/// the other (key `i` ends at `ends[i]`): each key is then one copy, and a snapshot writes
+/// about forty.
 struct ObjectKeys<Key: JSONObjectKey>: Sendable {
     let keys: [Key]
     let names: [UInt8]

@@ -37,25 +37,6 @@ public struct Snapshot: Hashable, Sendable {
         public var age: Int
         public var weightBasisTenthsKg: Int
 
-        public init(settings: ValidSettings, age: Int, weightBasisTenthsKg: Int) {
-            self.settings = settings
-            self.age = age
-            self.weightBasisTenthsKg = weightBasisTenthsKg
-        }
-
-        public init(dateOfBirth: LocalDate, age: Int, gender: Gender, heightTenthsCm: Int,
-                    weightReportedTenthsKg: Int, weightBasisTenthsKg: Int, primaryGoal: PrimaryGoal,
-                    activityLevel: ActivityLevel, targetWeightTenthsKg: Int?, targetDate: LocalDate?,
-                    dietaryPreferences: [String], allergies: [String], mealsPerDay: Int,
-                    timezone: String, settingsUpdatedAt: Instant?) {
-            self.init(settings: ValidSettings(
-                dateOfBirth: dateOfBirth, gender: gender, heightTenthsCm: heightTenthsCm,
-                weightReportedTenthsKg: weightReportedTenthsKg, primaryGoal: primaryGoal, activityLevel: activityLevel,
-                targetWeightTenthsKg: targetWeightTenthsKg, targetDate: targetDate, dietaryPreferences: dietaryPreferences,
-                allergies: allergies, mealsPerDay: mealsPerDay, timezone: timezone, settingsUpdatedAt: settingsUpdatedAt),
-                      age: age, weightBasisTenthsKg: weightBasisTenthsKg)
-        }
-
         @inlinable public subscript<Value>(dynamicMember field: WritableKeyPath<ValidSettings, Value>) -> Value {
             get { settings[keyPath: field] }
             set { settings[keyPath: field] = newValue }
@@ -113,6 +94,23 @@ public struct Snapshot: Hashable, Sendable {
             self.projectedDate = projectedDate
             self.recommendedTargetDate = recommendedTargetDate
         }
+    }
+}
+
+extension Snapshot.Inputs {
+    /// Section 6's fields one by one, as a stored plan is read back. (In an extension, so
+    /// that the memberwise `init(settings:age:weightBasisTenthsKg:)` stays.)
+    public init(dateOfBirth: LocalDate, age: Int, gender: Gender, heightTenthsCm: Int,
+                weightReportedTenthsKg: Int, weightBasisTenthsKg: Int, primaryGoal: PrimaryGoal,
+                activityLevel: ActivityLevel, targetWeightTenthsKg: Int?, targetDate: LocalDate?,
+                dietaryPreferences: [String], allergies: [String], mealsPerDay: Int,
+                timezone: String, settingsUpdatedAt: Instant?) {
+        let settings = ValidSettings(
+            dateOfBirth: dateOfBirth, gender: gender, heightTenthsCm: heightTenthsCm,
+            weightReportedTenthsKg: weightReportedTenthsKg, primaryGoal: primaryGoal, activityLevel: activityLevel,
+            targetWeightTenthsKg: targetWeightTenthsKg, targetDate: targetDate, dietaryPreferences: dietaryPreferences,
+            allergies: allergies, mealsPerDay: mealsPerDay, timezone: timezone, settingsUpdatedAt: settingsUpdatedAt)
+        self.init(settings: settings, age: age, weightBasisTenthsKg: weightBasisTenthsKg)
     }
 }
 
