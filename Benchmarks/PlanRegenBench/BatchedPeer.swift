@@ -13,13 +13,8 @@ enum BatchedPeer {
 
     /// Makes every user's first plan at `asOf`; returns the wall seconds.
     static func firstRun(database: BenchDatabase, users: Int, asOf: Instant, zones: ZoneDatabase) throws -> Double {
-        let store = try PlanStore(connection: PostgresConnection(conninfo: database.conninfo))
-        let connection = store.connection
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/null"))
-        return try timed {
-            let runID = try store.startRun(RunRecord(
-                asOf: asOf, dryRun: false, requestedUsers: nil, shard: nil, binaryVersion: "batched-peer",
-                rulesVersion: rulesVersion, tzdataVersion: zones.version))
+        try PeerRun.measure(database: database, asOf: asOf, zones: zones, name: "batched-peer") { store, runID, out in
+            let connection = store.connection
             let generatedAt = asOf.postgresText
             for first in stride(from: 1, through: users, by: usersPerTransaction) {
                 let ids = (first..<min(first + usersPerTransaction, users + 1)).map(Int64.init)

@@ -11,13 +11,8 @@ import Postgres
 enum NaivePeer {
     /// Makes every user's first plan at `asOf`; returns the wall seconds.
     static func firstRun(database: BenchDatabase, users: Int, asOf: Instant, zones: ZoneDatabase) throws -> Double {
-        let store = try PlanStore(connection: PostgresConnection(conninfo: database.conninfo))
-        let connection = store.connection
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/null"))
-        return try timed {
-            let runID = try store.startRun(RunRecord(
-                asOf: asOf, dryRun: false, requestedUsers: nil, shard: nil, binaryVersion: "naive-peer",
-                rulesVersion: rulesVersion, tzdataVersion: zones.version))
+        try PeerRun.measure(database: database, asOf: asOf, zones: zones, name: "naive-peer") { store, runID, out in
+            let connection = store.connection
             for userID in Int64(1)...Int64(users) {
                 guard let user = try store.loadUsers([userID]).first else { continue }
                 let evaluation = evaluate(row: user.row, state: user.state, at: asOf, manualRerun: false, zones: zones)
@@ -78,6 +73,22 @@ enum NaivePeer {
                     try store.markEmitted(batch: batchID)
                 }
             }
+        }
+    }
+}
+
+/// What both peers share: their store, a run record, a sink for the notification lines,
+/// and the wall time of `body`.
+enum PeerRun {
+    static func measure(database: BenchDatabase, asOf: Instant, zones: ZoneDatabase, name: String,
+                      _ body: (PlanStore, Int64, FileHandle) throws -> Void) throws -> Double {
+        let store = try PlanStore(connection: PostgresConnection(conninfo: database.conninfo))
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: "/dev/null"))
+        return try timed {
+            let runID = try store.startRun(RunRecord(
+                asOf: asOf, dryRun: false, requestedUsers: nil, shard: nil, binaryVersion: name,
+                rulesVersion: rulesVersion, tzdataVersion: zones.version))
+            try body(store, runID, out)
         }
     }
 }
