@@ -13,7 +13,8 @@ import Synchronization
 /// million users, 80 MB more peak memory.
 final class BatchQueue: Sendable {
     struct State {
-        /// How many ids of each segment were handed out.
+        /// How many ids were handed out, in all and of each segment.
+        var handedOut = 0
         var taken: [Int]
         var done = BatchesDone()
         /// The first error of any worker: the others stop after their batch in flight.
@@ -37,13 +38,13 @@ final class BatchQueue: Sendable {
     func next(stopRequested: () -> Bool) -> [Int64]? {
         state.withLock { state in
             guard state.failure == nil, !state.done.stoppedEarly,
-                  state.done.usersHandedOut < candidateCount else { return nil }
+                  state.handedOut < candidateCount else { return nil }
             if stopRequested() {
                 state.done.stoppedEarly = true
                 return nil
             }
-            let size = min(batchSize, candidateCount - state.done.usersHandedOut)
-            state.done.usersHandedOut += size
+            let size = min(batchSize, candidateCount - state.handedOut)
+            state.handedOut += size
             if segments.count == 1 {
                 defer { state.taken[0] += size }
                 return Array(segments[0][state.taken[0]..<state.taken[0] + size])
@@ -68,7 +69,6 @@ final class BatchQueue: Sendable {
 
 /// What the committed (and emitted) batches of a run add up to.
 struct BatchesDone: Sendable {
-    var usersHandedOut = 0
     var usersDone = 0
     var batches = 0
     /// Round trips of the batches' transactions (fence, load, write, commit, marking emitted).

@@ -25,10 +25,7 @@ extension PostgresConnection {
     /// The deferred statements, which the caller now sends; the BEGIN among them is then
     /// on its way to the server.
     func takeDeferred() -> [PendingStatement] {
-        defer {
-            deferred = []
-            beginIsDeferred = false
-        }
+        defer { deferred = [] }
         return deferred
     }
 

@@ -11,14 +11,10 @@ extension PostgresConnection {
     /// - Throws: `PostgresError` (`.queryFailed` with the server's SQLSTATE,
     ///   `.connectionLost`, `.invalidParameter`, `.unexpectedResult` for COPY statements).
     public func query(_ statement: SQLQuery, purpose: String) throws -> PostgresResult {
-        let pending = PendingStatement(query: statement, purpose: purpose)
-        if !deferred.isEmpty {
-            // The transaction's BEGIN and settings travel with its first statement.
-            return try inOneRoundTrip(takeDeferred() + [pending]).last!
-        }
-        if needsSettingsWithStatement {
-            // The settings and the statement in one round trip and one implicit transaction.
-            return try inOneRoundTrip([transactionSettingsStatement, pending])[1]
+        if beginIsDeferred || needsSettingsWithStatement {
+            // With the transaction's deferred BEGIN, or the settings of its own implicit
+            // transaction, in one round trip.
+            return try pipelined([(statement, purpose)])[0]
         }
         let (sql, texts) = try statement.prepared(purpose: purpose)
         roundTrips += 1

@@ -20,7 +20,6 @@ extension PostgresConnection {
         // transaction's first statement and travel in its round trip.
         deferred = [PendingStatement(query: begin, purpose: "beginning a transaction")]
             + (transactionSettings.isEmpty ? [] : [transactionSettingsStatement])
-        beginIsDeferred = true
         let value: Result
         do {
             value = try body(self)
@@ -29,13 +28,11 @@ extension PostgresConnection {
                 _ = try? execute("ROLLBACK", purpose: "rolling back after an error")
             }
             deferred = []
-            beginIsDeferred = false
             throw error
         }
         if beginIsDeferred {
             // Nothing reached the server: no transaction to commit.
             deferred = []
-            beginIsDeferred = false
             return value
         }
         try execute("COMMIT", purpose: "committing a transaction")

@@ -36,8 +36,8 @@ public final class PostgresConnection {
     /// Statements waiting to travel ahead of the next one sent, in the same round trip:
     /// a transaction's BEGIN and settings (`withTransaction`), and nothing else.
     var deferred: [PendingStatement] = []
-    /// The transaction's BEGIN is among `deferred`, not yet on the server.
-    var beginIsDeferred = false
+    /// The transaction's BEGIN is waiting in `deferred`, not yet on the server.
+    var beginIsDeferred: Bool { !deferred.isEmpty }
 
     /// Connects from a conninfo: `key=value` pairs or a `postgresql://` URI. An empty
     /// string means "from libpq's environment" (`PGHOST`, `PGPORT`, `PGUSER`,
