@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NightlyRun
 import Postgres
 import Synchronization
 
@@ -55,20 +56,14 @@ struct Floor {
             let conninfo = database.conninfo
             let failure = Mutex<(any Error)?>(nil)
             let started = DispatchTime.now()
-            let finished = DispatchGroup()
-            for share in 0..<streams {
-                finished.enter()
-                Thread.detachNewThread {
-                    do {
-                        try stream(conninfo: conninfo, outputs: outputs, share: share,
-                                   inputs: share == 0 ? inputs : [], folder: folder)
-                    } catch {
-                        failure.withLock { $0 = $0 ?? error }
-                    }
-                    finished.leave()
+            WorkerThreads.run(count: streams, name: "floor") { share in
+                do {
+                    try stream(conninfo: conninfo, outputs: outputs, share: share,
+                               inputs: share == 0 ? inputs : [], folder: folder)
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
                 }
             }
-            finished.wait()
             times.append(timed(since: started))
             if let error = failure.withLock({ $0 }) { throw error }
         }

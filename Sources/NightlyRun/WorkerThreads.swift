@@ -46,7 +46,7 @@ public enum WorkerThreads {
     /// when all have ended. Explicit threads, not `DispatchQueue.concurrentPerform`, which
     /// caps concurrency at the core count: a worker mostly waits on its database
     /// connection, so more workers than cores pays when the database is remote.
-    static func run(count: Int, name: String, _ body: @escaping @Sendable (Int) -> Void) {
+    public static func run(count: Int, name: String, _ body: @escaping @Sendable (Int) -> Void) {
         let finished = DispatchGroup()
         for index in 0..<count {
             finished.enter()

@@ -149,7 +149,7 @@ extension PlanStore {
             try copyNewStates(batch.states, runID: runID)
         }
         if batch.states.contains(where: { !$0.isNew }) {
-            try upsertChangedStates(batch.states.filter { !$0.isNew }, runID: runID)
+            _ = try conn.pipelined([stateUpsert(batch.states.filter { !$0.isNew }, runID: runID)])
         }
         if !batch.rejections.isEmpty {
             try conn.copyIn(
@@ -264,10 +264,6 @@ extension PlanStore {
         }
         let results = try connection.pipelined(statements)
         return batch.outbox.isEmpty ? nil : try results.last!.singleRow().int64("batch_id")
-    }
-
-    private func upsertChangedStates(_ states: [StateWrite], runID: Int64) throws {
-        _ = try connection.pipelined([stateUpsert(states, runID: runID)])
     }
 
     /// Replaces (or inserts) the `plan_state` rows of `states`: one `INSERT … SELECT FROM

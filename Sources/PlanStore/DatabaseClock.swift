@@ -7,8 +7,14 @@ extension PlanStore {
     /// when the store was opened (in the round trip of its checks), else now.
     public func databaseNow() throws -> Instant {
         if let openedAt { return openedAt }
-        let row = try connection.query(
-            "SELECT \(sql: microseconds("clock_timestamp()")) AS now", purpose: "reading the database's clock").singleRow()
-        return Instant(microsecondsSinceEpoch: try row.int64("now"))
+        return try Self.databaseNow(from: connection.pipelined([Self.clockQuery])[0])
+    }
+
+    static var clockQuery: (query: SQLQuery, purpose: String) {
+        ("SELECT \(sql: microseconds("clock_timestamp()")) AS now", "reading the database's clock")
+    }
+
+    static func databaseNow(from result: PostgresResult) throws -> Instant {
+        Instant(microsecondsSinceEpoch: try result.singleRow().int64("now"))
     }
 }

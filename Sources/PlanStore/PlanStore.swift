@@ -49,7 +49,7 @@ public final class PlanStore {
             results = try connection.pipelined(
                 (requireWritable ? [Self.writableCheck] : []) + [
                     Self.presentationColumnsQuery, Self.historyPartitionsQuery,
-                    ("SELECT \(sql: microseconds("clock_timestamp()")) AS now", "reading the database's clock"),
+                    Self.clockQuery,
                     Migrator.appliedMigrationsQuery,
                 ])
         } catch let error as PostgresError where error.sqlState == .undefinedTable {
@@ -61,7 +61,7 @@ public final class PlanStore {
         if requireWritable { try refuseReadOnly(next.next()!) }
         optionalSettingsColumns = try Self.presentationColumns(from: next.next()!)
         historyPartitionMonths = Set(try next.next()!.map { try $0.int("month") })
-        openedAt = Instant(microsecondsSinceEpoch: try next.next()!.singleRow().int64("now"))
+        openedAt = try Self.databaseNow(from: next.next()!)
         try Migrator.checkUpToDate(applied: Migrator.appliedChecksums(from: next.next()!))
     }
 
