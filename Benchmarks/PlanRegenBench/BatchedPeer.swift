@@ -44,7 +44,7 @@ enum BatchedPeer {
                         (\(user.userID), \(s.currentPlan?.planDate)::date, \(bind: rulesVersion), \(s.historyRowsOnCurrentPlanDate), \
                         \(s.lastEvaluatedDate)::date, \(bind: s.seenUpdatedAt?.postgresText)::timestamptz, \
                         \(bind: s.judgedUpdatedAt?.postgresText)::timestamptz, \(bind: s.judgedRulesVersion), \
-                        \(bind: e.nextScheduledCheck?.postgresText)::timestamptz, \(runID))
+                        \(bind: s.scheduledUpdatedAt?.postgresText)::timestamptz, \(bind: e.nextScheduledCheck?.postgresText)::timestamptz, \(runID))
                         """)
                     if let n = e.notification {
                         outbox.append(("(\(bind: n.id), \(user.userID), \(runID), \(bind: generatedAt)::timestamptz, \(bind: n.jsonString)",
@@ -56,7 +56,7 @@ enum BatchedPeer {
                                + "previous, diff, rules_version)", rows: history, on: conn)
                     try insert(into: "plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date, "
                                + "last_evaluated_date, seen_updated_at, judged_updated_at, judged_rules_version, "
-                               + "next_check_at, updated_by_run)", rows: states, on: conn)
+                               + "scheduled_updated_at, next_check_at, updated_by_run)", rows: states, on: conn)
                     try insert(into: "plan_rejections (user_id, run_id, field, message, row_updated_at, rules_version)",
                                rows: rejections, on: conn)
                     guard !outbox.isEmpty else { return nil }

@@ -44,17 +44,18 @@ enum NaivePeer {
                         """
                         INSERT INTO plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date,
                             last_evaluated_date, seen_updated_at, judged_updated_at, judged_rules_version,
-                            next_check_at, updated_by_run)
+                            scheduled_updated_at, next_check_at, updated_by_run)
                         VALUES (\(userID), \(state.currentPlan?.planDate)::date, \(bind: rulesVersion),
                                 \(state.historyRowsOnCurrentPlanDate), \(state.lastEvaluatedDate)::date, \(state.seenUpdatedAt),
-                                \(state.judgedUpdatedAt), \(bind: state.judgedRulesVersion), \(evaluation.nextScheduledCheck),
+                                \(state.judgedUpdatedAt), \(bind: state.judgedRulesVersion), \(state.scheduledUpdatedAt),
+                                \(evaluation.nextScheduledCheck),
                                 \(runID))
                         ON CONFLICT (user_id) DO UPDATE SET plan_date = EXCLUDED.plan_date, rules_version = EXCLUDED.rules_version,
                             history_rows_on_plan_date = EXCLUDED.history_rows_on_plan_date,
                             last_evaluated_date = EXCLUDED.last_evaluated_date,
                             seen_updated_at = EXCLUDED.seen_updated_at, judged_updated_at = EXCLUDED.judged_updated_at,
                             judged_rules_version = EXCLUDED.judged_rules_version,
-                            next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
+                            scheduled_updated_at = EXCLUDED.scheduled_updated_at, next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
                         """, purpose: "naive: state")
                     if let notification = evaluation.notification {
                         batchID = try conn.query(

@@ -234,6 +234,10 @@ public struct UserPlanState: Hashable, Sendable {
     /// rules version that judged it: such a version is recorded once (section 1.2).
     public var judgedUpdatedAt: Instant?
     public var judgedRulesVersion: String?
+    /// A row version (`updated_at`) still waiting for its midnight, as last judged: the
+    /// next scheduled check already covers it, so the run's change selection need not
+    /// read the user again until that check comes or the row is written anew.
+    public var scheduledUpdatedAt: Instant?
 
     /// Before the first evaluation: nothing remembered.
     public init() {}

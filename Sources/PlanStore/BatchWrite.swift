@@ -53,6 +53,7 @@ public struct StateWrite: Sendable {
     public var seenUpdatedAt: Instant?
     public var judgedUpdatedAt: Instant?
     public var judgedRulesVersion: String?
+    public var scheduledUpdatedAt: Instant?
     public var rulesVersion: String
     public var nextCheckAt: Instant?
     /// The user has no `plan_state` row yet: it is copied straight in, which skips the
@@ -67,6 +68,7 @@ public struct StateWrite: Sendable {
         self.seenUpdatedAt = state.seenUpdatedAt
         self.judgedUpdatedAt = state.judgedUpdatedAt
         self.judgedRulesVersion = state.judgedRulesVersion
+        self.scheduledUpdatedAt = state.scheduledUpdatedAt
         self.rulesVersion = rulesVersion
         self.nextCheckAt = nextCheckAt
         self.isNew = isNew
@@ -204,7 +206,8 @@ extension PlanStore {
             """
             COPY plan_state (user_id, plan_date, rules_version,
                 history_rows_on_plan_date, last_evaluated_date, seen_updated_at,
-                judged_updated_at, judged_rules_version, next_check_at, updated_by_run) FROM STDIN
+                judged_updated_at, judged_rules_version, scheduled_updated_at, next_check_at, updated_by_run)
+            FROM STDIN
             """, purpose: "writing new plan_state rows"
         ) { writer in
             for s in states where s.isNew {
@@ -217,6 +220,7 @@ extension PlanStore {
                     row.text(s.seenUpdatedAt?.postgresText)
                     row.text(s.judgedUpdatedAt?.postgresText)
                     row.text(s.judgedRulesVersion)
+                    row.text(s.scheduledUpdatedAt?.postgresText)
                     row.text(s.nextCheckAt?.postgresText)
                     row.integer(runID)
                 }
@@ -274,7 +278,7 @@ extension PlanStore {
         ("""
             INSERT INTO plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date,
                                     last_evaluated_date, seen_updated_at, judged_updated_at,
-                                    judged_rules_version, next_check_at, updated_by_run)
+                                    judged_rules_version, scheduled_updated_at, next_check_at, updated_by_run)
             SELECT u.*, \(runID)::bigint
             FROM unnest(\(states.map(\.userID))::bigint[], \(states.map { $0.planDate?.postgresText })::date[],
                         \(states.map(\.rulesVersion))::text[], \(states.map(\.historyRowsOnPlanDate))::int[],
@@ -282,6 +286,7 @@ extension PlanStore {
                         \(states.map { $0.seenUpdatedAt?.postgresText })::timestamptz[],
                         \(states.map { $0.judgedUpdatedAt?.postgresText })::timestamptz[],
                         \(states.map(\.judgedRulesVersion))::text[],
+                        \(states.map { $0.scheduledUpdatedAt?.postgresText })::timestamptz[],
                         \(states.map { $0.nextCheckAt?.postgresText })::timestamptz[]) AS u
             ON CONFLICT (user_id) DO UPDATE SET
                 plan_date = EXCLUDED.plan_date,
@@ -291,6 +296,7 @@ extension PlanStore {
                 seen_updated_at = EXCLUDED.seen_updated_at,
                 judged_updated_at = EXCLUDED.judged_updated_at,
                 judged_rules_version = EXCLUDED.judged_rules_version,
+                scheduled_updated_at = EXCLUDED.scheduled_updated_at,
                 next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
             """, "saving \(states.count) plan_state rows")
     }

@@ -6,7 +6,9 @@ import Postgres
 /// Index-backed sources, unioned (plan-rules.md section 2):
 /// - rows written since the partition's watermark minus a look-back (new users, changed
 ///   settings, including writes committed late), and rows with a NULL `updated_at` that
-///   have no state yet — `user_settings(updated_at)` index;
+///   have no state yet — `user_settings(updated_at)` index; less the versions an earlier
+///   run judged to wait for their midnight (`plan_state.scheduled_updated_at`, sql/0009),
+///   which the next source brings back at that midnight;
 /// - users whose next scheduled change (midnight of a pending change, phase switch,
 ///   birthday) has come, and users last evaluated under another rules version — both
 ///   ranges of one `plan_state(rules_version, next_check_at)` index (sql/0007).
@@ -72,14 +74,15 @@ extension PlanStore {
             try connection.forEachRow(
                 """
                 WITH changed AS MATERIALIZED (
-                    SELECT s.user_id, s.updated_at
+                    SELECT s.user_id, s.updated_at,
+                           coalesce(s.updated_at = p.scheduled_updated_at, false) AS scheduled
                     FROM user_settings s LEFT JOIN plan_state p ON p.user_id = s.user_id
                     WHERE (\(changedSince)::timestamptz IS NULL OR s.updated_at >= \(changedSince)::timestamptz
                            OR s.updated_at IS NULL)
                       AND (p.user_id IS NULL OR s.updated_at IS DISTINCT FROM p.seen_updated_at)
                       AND \(sql: part("s.user_id")) = ANY(\(partitions)::int[])
                 )
-                SELECT user_id, NULL::int8 AS newest_updated_at FROM changed
+                SELECT user_id, NULL::int8 AS newest_updated_at FROM changed WHERE NOT scheduled
                 UNION ALL
                 SELECT user_id, NULL FROM plan_state
                 WHERE \(sql: Self.stateIsDue(asOf: asOf, rulesVersion: rulesVersion))

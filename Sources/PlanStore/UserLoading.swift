@@ -49,6 +49,7 @@ extension PlanStore {
                    p.user_id IS NOT NULL AS has_state, h.snapshot::text, p.history_rows_on_plan_date,
                    p.last_evaluated_date::text, \(sql: microseconds("p.seen_updated_at")) AS seen_updated_at,
                    \(sql: microseconds("p.judged_updated_at")) AS judged_updated_at, p.judged_rules_version,
+                   \(sql: microseconds("p.scheduled_updated_at")) AS scheduled_updated_at,
                    \(sql: microseconds("p.next_check_at")) AS next_check_at, p.rules_version
             FROM unnest(\(userIDs)::bigint[]) WITH ORDINALITY AS u(user_id, position)
             LEFT JOIN LATERAL (SELECT * FROM user_settings WHERE user_id = u.user_id LIMIT 1) s ON true
@@ -120,6 +121,7 @@ extension PlanStore {
             state.seenUpdatedAt = try instant(r, c.seenUpdatedAt)
             state.judgedUpdatedAt = try instant(r, c.judgedUpdatedAt)
             state.judgedRulesVersion = try r.optionalString(c.judgedRulesVersion)
+            state.scheduledUpdatedAt = try instant(r, c.scheduledUpdatedAt)
             user.state = state
             user.storedNextCheck = try instant(r, c.nextCheckAt)
             user.storedRulesVersion = try r.optionalString(c.rulesVersion)
@@ -157,7 +159,7 @@ private struct LoadedUserColumns {
     let userID, hasSettings, dateOfBirth, gender, heightCm, currentWeightKg, targetWeightKg, primaryGoal, targetDate,
         activityLevel, dietaryPreferences, allergies, mealsPerDay, timezone, onboardingCompleted, updatedAt, locale,
         unitSystem, hasState, snapshot, historyRowsOnPlanDate, lastEvaluatedDate, seenUpdatedAt, judgedUpdatedAt,
-        judgedRulesVersion, nextCheckAt, rulesVersion: PostgresColumn
+        judgedRulesVersion, scheduledUpdatedAt, nextCheckAt, rulesVersion: PostgresColumn
 
     init(_ columns: PostgresColumns) {
         userID = columns.column("user_id")
@@ -185,6 +187,7 @@ private struct LoadedUserColumns {
         seenUpdatedAt = columns.column("seen_updated_at")
         judgedUpdatedAt = columns.column("judged_updated_at")
         judgedRulesVersion = columns.column("judged_rules_version")
+        scheduledUpdatedAt = columns.column("scheduled_updated_at")
         nextCheckAt = columns.column("next_check_at")
         rulesVersion = columns.column("rules_version")
     }

@@ -1,4 +1,5 @@
 import PlanRules
+import PlanStore
 import Testing
 
 /// A run reads changed rows from the last watermark minus a look-back, so a write whose
@@ -31,6 +32,44 @@ import Testing
             #expect(atMidnight.counts.changed == 1)
             #expect(try driver.history(of: 71).last?.reasons == ["settings_changed"])
             #expect(try driver.history(of: 71).last?.weightReported == "85.0")
+        }
+    }
+
+    /// A change waiting for its midnight is read by the first run that sees it, not by
+    /// every run whose look-back still covers the write (issue 17: at ten million users
+    /// those re-reads made a run with nothing due cost 1.2 s); `next_check_at` brings the
+    /// user back at midnight, and a newer write is read at once.
+    @Test func aChangeWaitingForItsMidnightIsReadOnceNotByEveryRun() throws {
+        try RunDriver.withFresh { driver in
+            let t0 = try #require(Instant(rfc3339: "2026-04-10T10:00:00Z"))
+            try driver.insert(TestUser(userID: 81, updatedAt: t0.adding(minutes: -30)))
+            try driver.run(at: t0)
+            let store = try PlanStore(connection: driver.connection)
+            func candidates(at asOf: Instant) throws -> [Int64] {
+                try store.dueUsers(asOf: asOf, partitions: Array(0..<UserPartitions.count),
+                                   changedSince: t0.adding(minutes: -60)).userIDs
+            }
+            #expect(try candidates(at: t0.adding(minutes: 10)) == [])
+
+            try driver.setWeight(of: 81, to: "85.0", at: t0.adding(minutes: 5))
+            #expect(try candidates(at: t0.adding(minutes: 15)) == [81])
+            let judging = try driver.run(at: t0.adding(minutes: 15))
+            #expect(judging.counts.due == 0)
+            let midnight = try LocalTime.midnight(of: LocalTime.date(at: t0, in: "UTC").adding(days: 1), in: "UTC")
+            #expect(try driver.state(of: 81)?.nextCheckAt == midnight)
+            #expect(try candidates(at: t0.adding(minutes: 30)) == [])
+            #expect(try candidates(at: midnight) == [81])
+
+            try driver.setWeight(of: 81, to: "84.0", at: t0.adding(minutes: 40))
+            #expect(try candidates(at: t0.adding(minutes: 45)) == [81])
+            #expect(try driver.run(at: t0.adding(minutes: 45)).counts.due == 0)
+            #expect(try candidates(at: t0.adding(minutes: 60)) == [])
+
+            let atMidnight = try driver.run(at: midnight)
+            #expect(atMidnight.counts.changed == 1)
+            #expect(try driver.history(of: 81).last?.reasons == ["settings_changed"])
+            #expect(try driver.history(of: 81).last?.weightReported == "84.0")
+            #expect(try candidates(at: midnight.adding(minutes: 15)) == [])
         }
     }
 

@@ -227,9 +227,12 @@ struct DecisionHarness {
     let sameDate = user.run(at: try #require(Instant(rfc3339: "2026-03-02T11:00:00Z")))
     #expect(sameDate.planDate == dayZero && sameDate.outcome == .notDue)
     #expect(sameDate.nextScheduledCheck == Instant(rfc3339: "2026-03-03T11:00:00Z"))
+    // The waiting version is recorded as scheduled: runs before that check need not read it.
+    #expect(sameDate.newState.scheduledUpdatedAt == moved)
     let next = user.run(at: try #require(Instant(rfc3339: "2026-03-03T11:00:00Z")))
     #expect(next.reasons == [.settingsChanged])
     #expect(next.planDate == LocalDate(year: 2026, month: 3, day: 3))
+    #expect(next.newState.scheduledUpdatedAt == nil && next.newState.seenUpdatedAt == moved)
 }
 
 // MARK: - rules_changed, unchanged plans

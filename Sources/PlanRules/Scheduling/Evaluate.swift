@@ -178,6 +178,10 @@ private struct UserDecision {
     }
 
     func evaluation() -> Evaluation {
+        var state = state
+        // A version that stays unseen waits for its midnight, which the next scheduled
+        // check includes (or never takes effect, `infinity`): no need to read it again.
+        state.scheduledUpdatedAt = RowVersion(updatedAt: row.updatedAt, state: state).isUnseen ? row.updatedAt : nil
         let outcome: Evaluation.Outcome
         if let history {
             outcome = history.previous == nil ? .created : .changed
