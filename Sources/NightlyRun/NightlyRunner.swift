@@ -118,10 +118,10 @@ public struct NightlyRunner: Sendable {
                 var seen = Set<Int64>()
                 candidates = [options.manualUsers.filter { seen.insert($0).inserted }]
             } else if !held.isEmpty {
-                let since = try store.oldestWatermark(of: held).map {
-                    $0.adding(seconds: -options.changeLookbackSeconds)
-                }
-                let selection = try selectDueUsers(of: held, changedSince: since, store: store, options: options)
+                let start = try store.selectionStart(of: held)
+                let since = start.oldestWatermark.map { $0.adding(seconds: -options.changeLookbackSeconds) }
+                let selection = try selectDueUsers(of: held, changedSince: since, shared: start.everyoneMayBeDue,
+                                                   store: store, options: options)
                 (candidates, newWatermarks) = (selection.candidates, selection.watermarks)
                 summary.roundTrips += selection.roundTrips
                 summary.connections += selection.connections

@@ -31,7 +31,7 @@ public protocol RunStore: AnyObject {
     func fenceClaims(_ partitions: [Int], runID: Int64) throws
 
     // Candidates and their batches.
-    func oldestWatermark(of partitions: [Int]) throws -> Instant?
+    func selectionStart(of partitions: [Int]) throws -> SelectionStart
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws
     func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?) throws -> DueUserSelection
     func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard?) throws -> [LoadedUser]

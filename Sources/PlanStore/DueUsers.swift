@@ -19,17 +19,37 @@ public struct DueUserSelection: Sendable {
     public var newestUpdatedAt: Instant?
 }
 
+/// What a run knows before it selects its users (`selectionStart(of:)`).
+public struct SelectionStart: Sendable {
+    public var oldestWatermark: Instant?
+    public var plansUnderOtherRules: Bool
+
+    public init(oldestWatermark: Instant?, plansUnderOtherRules: Bool) {
+        self.oldestWatermark = oldestWatermark
+        self.plansUnderOtherRules = plansUnderOtherRules
+    }
+
+    /// Every user of the partitions may be a candidate (no watermark yet, or a new rules
+    /// version): the selection reads a whole table's worth of users.
+    public var everyoneMayBeDue: Bool { oldestWatermark == nil || plansUnderOtherRules }
+}
+
 extension PlanStore {
-    /// The watermark of each partition in `partitions` (nil when a partition has none:
-    /// then every row of it is read once).
-    public func oldestWatermark(of partitions: [Int]) throws -> Instant? {
-        let result = try connection.query(
+    /// Where the selection of `partitions` starts: the oldest of their watermarks (nil
+    /// when a partition has none: then every row of it is read once), and whether any
+    /// plan carries another rules version (after a deploy of new rules every user is due,
+    /// as in a first run).
+    public func selectionStart(of partitions: [Int]) throws -> SelectionStart {
+        let row = try connection.query(
             """
             SELECT CASE WHEN count(*) = cardinality(\(partitions)::int[])
-                   THEN \(sql: microseconds("min(settings_watermark)")) END AS oldest
+                   THEN \(sql: microseconds("min(settings_watermark)")) END AS oldest,
+                   EXISTS (SELECT FROM plan_state WHERE rules_version < \(bind: rulesVersion)
+                                                     OR rules_version > \(bind: rulesVersion)) AS other_rules
             FROM plan_watermarks WHERE partition = ANY(\(partitions)::int[])
-            """, purpose: "reading change watermarks")
-        return try result.singleRow().optionalInt64("oldest").map(Instant.init(microsecondsSinceEpoch:))
+            """, purpose: "reading change watermarks").singleRow()
+        return SelectionStart(oldestWatermark: try row.optionalInt64("oldest").map(Instant.init(microsecondsSinceEpoch:)),
+                              plansUnderOtherRules: try row.bool("other_rules"))
     }
 
     public func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {

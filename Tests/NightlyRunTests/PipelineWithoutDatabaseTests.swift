@@ -70,7 +70,9 @@ final class InMemoryRunStore: RunStore, @unchecked Sendable {
     func renewClaims(_ partitions: [Int], runID: Int64, ttl: Duration) throws {}
     func releaseClaims(runID: Int64) throws { state.withLock { $0.released = true } }
     func fenceClaims(_ partitions: [Int], runID: Int64) throws {}
-    func oldestWatermark(of partitions: [Int]) throws -> Instant? { nil }
+    func selectionStart(of partitions: [Int]) throws -> SelectionStart {
+        SelectionStart(oldestWatermark: nil, plansUnderOtherRules: false)
+    }
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {}
     func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?) throws -> DueUserSelection {
         DueUserSelection(userIDs: users.filter { partitions.contains(UserPartitions.partition(of: $0)) },

@@ -167,6 +167,27 @@ import Testing
         }
     }
 
+    /// The selection is shared out over connections only when everyone may be due (no
+    /// watermark yet, or plans under another rules version); otherwise it is a few index
+    /// ranges, read on the run's own connection.
+    @Test func theSelectionIsSharedOutOnlyWhenEveryoneMayBeDue() throws {
+        let t0 = try #require(Instant(rfc3339: "2026-05-01T00:30:00Z"))
+        try RunDriver.withFresh { driver in
+            try Self.insertUsers(into: driver, before: t0)
+            let first = try driver.run(at: t0, batchSize: 50, workers: 2)
+            #expect(first.connections == 1 + 2 + 2, "main, two selection shares, two workers")
+            let idle = try driver.run(at: t0.adding(seconds: 900), batchSize: 50, workers: 2)
+            #expect(idle.counts.due == 0 && idle.batches == 0)
+            #expect(idle.connections == 1)
+            try driver.connection.execute("UPDATE plan_state SET rules_version = '2025.0' WHERE user_id = 42",
+                                          purpose: "pretending one plan is under older rules")
+            let afterDeploy = try driver.run(at: t0.adding(seconds: 1800), batchSize: 50, workers: 2)
+            // Rules changes take effect on the next date: a candidate now, not yet due.
+            #expect(afterDeploy.counts.due == 0 && afterDeploy.batches == 1)
+            #expect(afterDeploy.connections == 1 + 2, "main and two selection shares")
+        }
+    }
+
     /// Batches take the candidates in ascending order across the selection shares.
     @Test func batchesTakeTheSharesInAscendingOrder() {
         let queue = BatchQueue(segments: [[2, 4, 6, 8, 10], [1, 3, 9], [], [5, 7, 11, 12]], batchSize: 5)
