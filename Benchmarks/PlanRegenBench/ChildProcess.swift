@@ -14,6 +14,10 @@ struct ChildRun {
     /// (`steal` in /proc/stat); nil where unreadable. Wall times on a shared virtual
     /// machine move with it.
     var stolenCPUSeconds: Double?
+    /// CPU time of the job process (user + system, from GNU time), and of the whole
+    /// machine while it ran (/proc/stat): the rest is mostly the database server's.
+    var jobCPUSeconds: Double?
+    var machineCPUSeconds: Double?
 
     /// The database round trips the run counted, from its "run finished" log line
     /// (`round_trips=…`, `round_trips_per_batch=…`).
@@ -30,12 +34,24 @@ struct ChildRun {
 
 /// The machine's stolen CPU time so far (all cores), from /proc/stat.
 func stolenCPUSeconds() -> Double? {
+    cpuSeconds(fields: [8])
+}
+
+/// The CPU time the machine spent busy so far, all cores and processes (user, nice,
+/// system, irq, softirq in /proc/stat; idle, iowait and steal are not busy).
+func busyCPUSeconds() -> Double? {
+    cpuSeconds(fields: [1, 2, 3, 6, 7])
+}
+
+/// The sum of the "cpu" line's `fields` (1: user … 8: steal), in seconds.
+private func cpuSeconds(fields wanted: [Int]) -> Double? {
     guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
           let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") })
     else { return nil }
     // cpu user nice system idle iowait irq softirq steal …
     let fields = line.split(separator: " ")
-    guard fields.count > 8, let ticks = Double(fields[8]) else { return nil }
+    guard let last = wanted.max(), fields.count > last else { return nil }
+    let ticks = wanted.compactMap { Double(fields[$0]) }.reduce(0, +)
     return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
@@ -65,6 +81,7 @@ struct JobBinary {
     func run(_ argumentLists: [[String]]) throws -> [ChildRun] {
         let start = DispatchTime.now()
         let stolenBefore = stolenCPUSeconds()
+        let busyBefore = busyCPUSeconds()
         var children: [(pid: pid_t, stderrPath: String)] = []
         for arguments in argumentLists {
             let stderrPath = NSTemporaryDirectory() + "plan-regen-bench-\(UUID().uuidString).log"
@@ -74,7 +91,7 @@ struct JobBinary {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             let measured = FileManager.default.isExecutableFile(atPath: Self.gnuTime)
-            let command = measured ? [Self.gnuTime, "-f", "%M", "-o", stderrPath + ".rss", path] + arguments
+            let command = measured ? [Self.gnuTime, "-f", "%M %U %S", "-o", stderrPath + ".rss", path] + arguments
                                    : [path] + arguments
             let argv = command.map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
@@ -91,17 +108,22 @@ struct JobBinary {
             }
             let wall = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
             let stderr = (try? String(contentsOfFile: child.stderrPath, encoding: .utf8)) ?? ""
-            // GNU time's last line is the job's peak RSS in KiB.
-            let rssKiB = (try? String(contentsOfFile: child.stderrPath + ".rss", encoding: .utf8))?
-                .split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            // GNU time's last line: the job's peak RSS in KiB, user and system CPU seconds.
+            let measures = (try? String(contentsOfFile: child.stderrPath + ".rss", encoding: .utf8))?
+                .split(separator: "\n").last?.split(separator: " ") ?? []
+            let rssKiB = measures.first.flatMap { Int($0) }
+            let cpu = measures.count == 3 ? Double(measures[1]).flatMap { user in Double(measures[2]).map { user + $0 } } : nil
             try? FileManager.default.removeItem(atPath: child.stderrPath)
             try? FileManager.default.removeItem(atPath: child.stderrPath + ".rss")
             let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             runs.append(ChildRun(exitCode: exitCode, wallSeconds: wall,
-                                 peakRSSBytes: rssKiB.map { $0 * 1024 }, stderr: stderr))
+                                 peakRSSBytes: rssKiB.map { $0 * 1024 }, stderr: stderr, jobCPUSeconds: cpu))
         }
         if let before = stolenBefore, let after = stolenCPUSeconds() {
             for index in runs.indices { runs[index].stolenCPUSeconds = after - before }
+        }
+        if let before = busyBefore, let after = busyCPUSeconds() {
+            for index in runs.indices { runs[index].machineCPUSeconds = after - before }
         }
         for (index, run) in runs.enumerated() where run.exitCode != 0 {
             throw BenchError("plan-regen \(argumentLists[index].joined(separator: " ")) exited \(run.exitCode):\n\(run.stderr)")

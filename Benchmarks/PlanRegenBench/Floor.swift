@@ -24,6 +24,8 @@ struct Floor {
     var seconds: Double
     var streams: Int
     var rowsLoaded: Int
+    /// The machine's busy CPU time during the median load (the server's, nearly all).
+    var cpuSeconds: Double?
 
     /// Dumps `outputs` to files in `folder` (which the server must be able to write),
     /// then times loading them and reading `inputs` (SQL queries) once, `repeats` times.
@@ -43,7 +45,7 @@ struct Floor {
                 "SELECT count(*) AS n FROM \(unescaped: output.table) WHERE \(unescaped: output.rows)")
         }
 
-        var times: [Double] = []
+        var times: [(seconds: Double, cpu: Double?)] = []
         for _ in 0..<repeats {
             for output in outputs {
                 try connection.executeScript(
@@ -55,6 +57,7 @@ struct Floor {
             try database.settle()
             let conninfo = database.conninfo
             let failure = Mutex<(any Error)?>(nil)
+            let busyBefore = busyCPUSeconds()
             let started = DispatchTime.now()
             WorkerThreads.run(count: streams, name: "floor") { share in
                 do {
@@ -64,7 +67,8 @@ struct Floor {
                     failure.withLock { $0 = $0 ?? error }
                 }
             }
-            times.append(timed(since: started))
+            let seconds = timed(since: started)
+            times.append((seconds, busyBefore.flatMap { before in busyCPUSeconds().map { $0 - before } }))
             if let error = failure.withLock({ $0 }) { throw error }
         }
 
@@ -72,7 +76,8 @@ struct Floor {
             try connection.executeScript("DROP TABLE floor_\(output.table)", purpose: "dropping the floor tables")
             for share in 0..<streams { try? FileManager.default.removeItem(atPath: "\(folder)/\(output.table).\(share).copy") }
         }
-        return Floor(seconds: times.sorted()[times.count / 2], streams: streams, rowsLoaded: rowsLoaded)
+        let median = times.sorted { $0.seconds < $1.seconds }[times.count / 2]
+        return Floor(seconds: median.seconds, streams: streams, rowsLoaded: rowsLoaded, cpuSeconds: median.cpu)
     }
 
     /// Loads `share` of every output and reads every input, on a connection of its own.

@@ -19,6 +19,9 @@ struct Report {
         var roundTrips: (run: Int, perBatch: Double)?
         /// CPU time of the delay proxy during the runs (it shares the cores with the job).
         var proxyCPUSeconds: Double?
+        /// The median run's CPU time: the job's own, and the rest of the machine's (the
+        /// database server's, nearly all) while it ran.
+        var cpu: (job: Double, rest: Double)?
 
         /// A peer's run, timed in process.
         init(scenario: String, users: Int, config: String, seconds: Double) {
@@ -39,6 +42,7 @@ struct Report {
             self.floor = floor
             stolenCPUSeconds = median.stolenCPUSeconds
             roundTrips = median.roundTrips
+            if let job = median.jobCPUSeconds, let machine = median.machineCPUSeconds { cpu = (job, machine - job) }
             self.proxyCPUSeconds = proxyCPUSeconds
         }
 
@@ -60,11 +64,15 @@ struct Report {
 
     var markdown: String {
         var lines = [
-            "| scenario | users | run as | wall | users/s | peak RSS | floor (streams) | × floor | round trips (per batch) | CPU stolen |",
-            "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            "| scenario | users | run as | wall | users/s | peak RSS | CPU: job + rest | floor (streams; CPU) | × floor | round trips (per batch) | CPU stolen |",
+            "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for row in rows {
-            let floor = row.floor.map { String(format: "%@ (%d)", duration($0.seconds), $0.streams) } ?? "—"
+            let floor = row.floor.map { floor in
+                String(format: "%@ (%d", duration(floor.seconds), floor.streams)
+                    + (floor.cpuSeconds.map { String(format: "; %.1f s", $0) } ?? "") + ")"
+            } ?? "—"
+            let cpu = row.cpu.map { String(format: "%.1f + %.1f s", $0.job, $0.rest) } ?? "—"
             let ratio = row.floor.map { String(format: "%.2f", row.seconds / $0.seconds) } ?? "—"
             let rss = row.rssBytes.map { String(format: "%.0f MB", Double($0) / 1_048_576) } ?? "—"
             var wall = duration(row.seconds)
@@ -73,7 +81,7 @@ struct Report {
             var stolen = row.stolenCPUSeconds.map { String(format: "%.1f s", $0) } ?? "—"
             if let proxy = row.proxyCPUSeconds { stolen += String(format: "; proxy CPU %.1f s", proxy) }
             lines.append("| \(row.scenario) | \(grouped(row.users)) | \(row.config) | \(wall) | "
-                         + "\(grouped(Int(row.usersPerSecond.rounded()))) | \(rss) | \(floor) | \(ratio) | \(trips) | \(stolen) |")
+                         + "\(grouped(Int(row.usersPerSecond.rounded()))) | \(rss) | \(cpu) | \(floor) | \(ratio) | \(trips) | \(stolen) |")
         }
         return (lines + [""] + notes.map { "- \($0)" }).joined(separator: "\n") + "\n"
     }
