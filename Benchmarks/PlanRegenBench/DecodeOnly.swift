@@ -31,7 +31,7 @@ struct DecodeOnly {
             let decodeSeconds = try threadCPUSeconds {
                 for text in texts {
                     // As UserLoading.currentPlan(json:userID:) calls it.
-                    sink &+= try Snapshot(json: Array(text.utf8)).targets.calories
+                    sink &+= try Snapshot(json: text).targets.calories
                 }
             }
             let treeSeconds = try threadCPUSeconds {

@@ -45,7 +45,14 @@ extension Instant {
     /// the second after `:59`, as PostgreSQL reads it. Anything else, including dates that
     /// do not exist and a space instead of `T`, is rejected.
     public init?(rfc3339 text: String) {
-        let b = Array(text.utf8)
+        var text = text
+        guard let instant = text.withUTF8({ Instant(rfc3339: $0) }) else { return nil }
+        self = instant
+    }
+
+    /// `init?(rfc3339:)` over UTF-8 bytes: a stored plan's `settings_updated_at` is read
+    /// straight from the JSON text, without a String or an array.
+    public init?(rfc3339 b: UnsafeBufferPointer<UInt8>) {
         func digits(_ range: Range<Int>) -> Int? {
             range.upperBound <= b.count ? LocalDate.digits(b[range]) : nil
         }
