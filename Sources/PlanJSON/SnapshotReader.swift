@@ -198,7 +198,12 @@ struct SnapshotReader {
     }
 
     private mutating func string() -> String? {
-        plainString().flatMap { String(validating: $0, as: UTF8.self) }
+        guard let text = plainString() else { return nil }
+        // ASCII (zone names, the rules version, most preferences) is valid UTF-8 as it is,
+        // and `String(decoding:)` is specialized here; `String(validating:)` is generic, and
+        // its metadata lookups cost more than the check itself.
+        if text.allSatisfy({ $0 < 0x80 }) { return String(decoding: text, as: UTF8.self) }
+        return String(validating: text, as: UTF8.self)
     }
 
     /// A name of `table` (ASCII, so equal bytes are equal Strings).

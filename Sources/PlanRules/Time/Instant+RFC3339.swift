@@ -56,8 +56,8 @@ extension Instant {
         func digits(_ range: Range<Int>) -> Int? {
             range.upperBound <= b.count ? LocalDate.digits(b[range]) : nil
         }
-        func byte(_ index: Int, is allowed: String) -> Bool {
-            index < b.count && allowed.utf8.contains(b[index])
+        func byte(_ index: Int, is allowed: StaticString) -> Bool {
+            index < b.count && allowed.withUTF8Buffer { $0.contains(b[index]) }
         }
         guard let year = digits(0..<4), byte(4, is: "-"), let month = digits(5..<7), byte(7, is: "-"),
               let day = digits(8..<10), byte(10, is: "Tt"),
