@@ -8,7 +8,7 @@ import Postgres
 /// plan (the rules-change run: everyone) has `plan_history.snapshot::text` decoded once.
 /// The texts are jsonb's output as PostgreSQL returns it (keys reordered, spaces after `:`
 /// and `,`), read once from the database after a first run, then decoded over and over;
-/// thread CPU time, best of five:
+/// thread CPU time, best of five (after checking that both ways give the same snapshots):
 /// - `Snapshot(json:)` from the column's String, as `UserLoading` calls it;
 /// - the general tree (`JSONValue(parsing:)` then `Snapshot(jsonValue:)`), for comparison.
 struct DecodeOnly {
@@ -25,6 +25,9 @@ struct DecodeOnly {
                                                   purpose: "reading the stored plans")
             .map { try $0.string("snapshot") }
         guard !texts.isEmpty else { throw BenchError("the first run stored no plans") }
+        for text in texts where try Snapshot(json: text) != Snapshot(jsonValue: JSONValue(parsing: text)) {
+            throw BenchError("Snapshot(json:) and the tree decoder disagree on \(text)")
+        }
         var best = (decode: Double.infinity, tree: Double.infinity)
         var sink = 0
         for _ in 0..<5 {
