@@ -23,6 +23,7 @@ struct PlanRegenBench: ParsableCommand {
               plan-regen-bench --sizes 100000,1000000
               plan-regen-bench --sizes 10000000            # first, nightly, nothing-due, single-user only
               plan-regen-bench --sizes 20000 --repeats 1 --naive-users 0 --markdown /tmp/bench.md
+              plan-regen-bench --sizes 100000 --decode-only   # µs to decode one stored plan
             """)
 
     @Option(help: ArgumentHelp("Numbers of users, comma-separated.", valueName: "n,n"))
@@ -58,6 +59,9 @@ struct PlanRegenBench: ParsableCommand {
     @ArgumentParser.Flag(help: "Measure the pure rules only (seconds, not half an hour): for work on the job's own CPU.")
     var rulesOnly = false
 
+    @ArgumentParser.Flag(help: "Measure decoding stored plans only (plan_history.snapshot::text after a first run, µs per snapshot, CPU time): for work on reading plans back.")
+    var decodeOnly = false
+
     /// The first run's instant; later runs are days after it.
     static let t0 = Instant(rfc3339: "2026-11-22T12:00:00Z")!
 
@@ -88,7 +92,7 @@ struct PlanRegenBench: ParsableCommand {
         for size in sizes {
             try measureJob(users: size, job: job, zones: zones, report: &report)
         }
-        if naiveUsers > 0, !rulesOnly {
+        if naiveUsers > 0, !rulesOnly, !decodeOnly {
             log("naive peer: \(naiveUsers) users")
             let database = try BenchDatabase.create("plan_regen_bench_naive", users: naiveUsers,
                                                     writtenBefore: Self.t0.adding(seconds: -86_400))
@@ -110,6 +114,17 @@ struct PlanRegenBench: ParsableCommand {
         let database = try BenchDatabase.create("plan_regen_bench_\(users)", users: users,
                                                 writtenBefore: Self.t0.adding(seconds: -86_400))
         let seeded = timed(since: started)
+        if decodeOnly {
+            log("\(users) users: first run, then decoding its stored plans")
+            let decode = try DecodeOnly.measure(database: database, job: job, at: Self.t0)
+            report.note(String(format: "decoding stored plans, in process, %d snapshots of %.0f bytes (jsonb text): "
+                               + "Snapshot(json:) %.2f µs/snapshot; via the JSONValue tree %.2f µs/snapshot "
+                               + "(thread CPU time, best of 5)",
+                               decode.snapshots, decode.bytesPerSnapshot, decode.decodeNanosPerSnapshot / 1000,
+                               decode.treeNanosPerSnapshot / 1000))
+            try database.drop()
+            return
+        }
         let local = ["--database-url", database.conninfo]
         // t0 and the days after it may still be ahead of the clock: the database is the benchmark's own.
         func runArgs(_ asOf: Instant, _ extra: [String] = [], url: [String] = local) -> [String] {

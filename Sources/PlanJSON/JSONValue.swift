@@ -52,6 +52,13 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
     /// `"82.3"` at 1 decimal is 823, `"82"` is 820, `"0.25"` at 3 decimals is 250,
     /// `"82.25"` at 1 decimal is nil (not representable), `"8.23e1"` at 1 decimal is 823.
     public func scaled(decimals: Int) -> Int? {
+        var text = text
+        return text.withUTF8 { Self.scaled(utf8: $0, decimals: decimals) }
+    }
+
+    /// `scaled(decimals:)` of a number's text already checked against JSON's grammar, read
+    /// in place (a stored plan's numbers, straight from the JSON text).
+    static func scaled(utf8: UnsafeBufferPointer<UInt8>, decimals: Int) -> Int? {
         var negative = false
         var significand = 0
         // Zeros read but not yet multiplied in: trailing zeros (`82.30000`) then cost nothing.
@@ -60,7 +67,7 @@ public struct JSONNumber: Hashable, Sendable, CustomStringConvertible {
         var exponent = 0
         var exponentNegative = false
         var part = 0  // 0 integer, 1 fraction, 2 exponent
-        for byte in text.utf8 {
+        for byte in utf8 {
             switch byte {
             case UInt8(ascii: "-"):
                 if part == 2 { exponentNegative = true } else { negative = true }

@@ -7,7 +7,14 @@ import PlanRules
 // are ignored.
 
 extension Snapshot {
-    public init(json bytes: some Collection<UInt8>) throws(SnapshotDecodingError) {
+    /// Reads the bytes in place: a plain snapshot (what the job and `jsonb` write) goes
+    /// through `SnapshotReader`, with no tree and no String per key; anything else through
+    /// the general parser and `init(jsonValue:)`, which decide and name the error.
+    public init(json bytes: UnsafeBufferPointer<UInt8>) throws(SnapshotDecodingError) {
+        if let snapshot = SnapshotReader.read(bytes) {
+            self = snapshot
+            return
+        }
         let value: JSONValue
         do {
             value = try JSONValue(parsing: bytes)
@@ -15,6 +22,26 @@ extension Snapshot {
             throw SnapshotDecodingError(path: "", reason: error.description)
         }
         try self.init(jsonValue: value)
+    }
+
+    /// A stored plan as the database returns it (`plan_history.snapshot::text`), read in
+    /// place, without copying the text into an array first.
+    public init(json text: String) throws(SnapshotDecodingError) {
+        var text = text
+        self = try text.withUTF8 { bytes in
+            Result { () throws(SnapshotDecodingError) in try Snapshot(json: bytes) }
+        }.get()
+    }
+
+    /// Any bytes (`[UInt8]`, a slice): inlined into the caller, so that it costs no generic
+    /// metadata at run time, and read in place when the collection is contiguous.
+    @inlinable
+    public init(json bytes: some Collection<UInt8>) throws(SnapshotDecodingError) {
+        let read = { (buffer: UnsafeBufferPointer<UInt8>) in
+            Result { () throws(SnapshotDecodingError) in try Snapshot(json: buffer) }
+        }
+        let result = bytes.withContiguousStorageIfAvailable(read) ?? Array(bytes).withUnsafeBufferPointer(read)
+        self = try result.get()
     }
 
     /// Maps an already parsed JSON value (e.g. the `previous` object of an example line).

@@ -131,7 +131,7 @@ extension PlanStore {
 
     private func currentPlan(json: String, userID: Int64) throws -> Snapshot {
         do {
-            return try Snapshot(json: Array(json.utf8))
+            return try Snapshot(json: json)
         } catch {
             // The path only: the reason quotes the bad value, which may be health data.
             throw StoreError.corruptState(userID: userID, detail: error.path.isEmpty

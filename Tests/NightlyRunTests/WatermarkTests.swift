@@ -44,7 +44,7 @@ import Testing
             let t0 = try #require(Instant(rfc3339: "2026-04-10T10:00:00Z"))
             try driver.insert(TestUser(userID: 81, updatedAt: t0.adding(minutes: -30)))
             try driver.run(at: t0)
-            let store = try PlanStore(connection: driver.connection)
+            let store = PlanStore(connection: driver.connection)
             func candidates(at asOf: Instant) throws -> [Int64] {
                 try store.dueUsers(asOf: asOf, partitions: Array(0..<UserPartitions.count),
                                    changedSince: t0.adding(minutes: -60)).userIDs

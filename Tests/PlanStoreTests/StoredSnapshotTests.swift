@@ -31,6 +31,66 @@ import Testing
         #expect(try Snapshot(json: snapshot.storageJSONBytes()) == snapshot)
     }
 
+    /// PostgreSQL's own text of stored plans (`snapshot::text`: jsonb's key order, spaces
+    /// after `:` and `,`, its escapes) decodes to the plan that was stored, through
+    /// `SnapshotReader` unless a string needed an escape.
+    @Test func jsonbTextFromPostgreSQLDecodesToTheStoredPlan() throws {
+        let plans = Self.variedExamples(count: 1500)
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            let stored = plans.map { String(decoding: $0.storageJSONBytes(), as: UTF8.self) }
+            let texts = try connection.query(
+                "SELECT s::jsonb::text AS s FROM unnest(\(stored)::text[]) WITH ORDINALITY AS u(s, n) ORDER BY n",
+                purpose: "printing snapshots as jsonb"
+            ).map { try $0.string("s") }
+            #expect(texts.count == plans.count)
+            var read = 0
+            for (index, (plan, text)) in zip(plans, texts).enumerated() {
+                #expect(text.contains("\"inputs\": {"), "\(index)")
+                #expect(try Snapshot(json: text) == plan, "\(index): \(text)")
+                var text = text
+                let direct = text.withUTF8 { SnapshotReader.read($0) }
+                #expect(direct == (text.contains("\\") ? nil : plan), "\(index): \(text)")
+                if direct != nil { read += 1 }
+            }
+            #expect(read > plans.count / 2)
+        }
+    }
+
+    /// The worked examples, each copy with other nullable fields null, other phases,
+    /// reasons, flags, infinities and strings (some needing escapes, some not ASCII).
+    static func variedExamples(count: Int) -> [Snapshot] {
+        (0..<count).map { index in
+            var plan = examples[index % examples.count]
+            var bits = UInt64(index) &* 0x9E37_79B9_7F4A_7C15
+            func next(_ n: Int) -> Int {
+                defer { bits = bits >> 3 | bits << 61 }
+                return Int(bits % UInt64(n))
+            }
+            let day = plan.planDate
+            plan.planDate = day.adding(days: next(5000) - 2500)
+            plan.reasons = DueReason.allCases.filter { _ in next(2) == 0 }
+            plan.flags = Flag.allCases.filter { _ in next(2) == 0 }
+            plan.inputs.settingsUpdatedAt = [nil, .distantPast, .distantFuture,
+                                             Instant(microsecondsSinceEpoch: Int64(index) * 1_234_567_891)][next(4)]
+            plan.inputs.targetWeightTenthsKg = next(2) == 0 ? nil : 500 + next(1000)
+            plan.inputs.targetDate = next(2) == 0 ? nil : day.adding(days: next(900))
+            let strings = ["vegan", "végétarien 🌱", "say \"hi\"", "", "nuts", "日本語"]
+            plan.inputs.dietaryPreferences = strings.filter { _ in next(3) == 0 }
+            plan.inputs.allergies = strings.filter { _ in next(3) == 0 }
+            plan.phase = [
+                plan.phase,
+                Snapshot.PhaseInfo(phase: .none, cycleStartDate: nil, phaseDay: nil, nextPhaseSwitchDate: nil),
+                Snapshot.PhaseInfo(phase: .maintenance, cycleStartDate: day.adding(days: -20), phaseDay: 20,
+                                   nextPhaseSwitchDate: day.adding(days: 8)),
+            ][next(3)]
+            plan.projection.weeklyRateThousandthsKg = [0, 12, 250, 227, 1500][next(5)]
+            plan.projection.estimatedWeeks = next(2) == 0 ? nil : 1 + next(520)
+            plan.projection.recommendedTargetDate = next(2) == 0 ? nil : day.adding(days: next(3000))
+            return plan
+        }
+    }
+
     @Test func jsonbKeyOrderIsShorterFirstThenBytewise() {
         #expect(jsonbKeyPrecedes("age", "gender"))
         #expect(!jsonbKeyPrecedes("gender", "age"))

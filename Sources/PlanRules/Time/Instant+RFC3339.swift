@@ -45,12 +45,19 @@ extension Instant {
     /// the second after `:59`, as PostgreSQL reads it. Anything else, including dates that
     /// do not exist and a space instead of `T`, is rejected.
     public init?(rfc3339 text: String) {
-        let b = Array(text.utf8)
+        var text = text
+        guard let instant = text.withUTF8({ Instant(rfc3339: $0) }) else { return nil }
+        self = instant
+    }
+
+    /// `init?(rfc3339:)` over UTF-8 bytes: a stored plan's `settings_updated_at` is read
+    /// straight from the JSON text, without a String or an array.
+    public init?(rfc3339 b: UnsafeBufferPointer<UInt8>) {
         func digits(_ range: Range<Int>) -> Int? {
             range.upperBound <= b.count ? LocalDate.digits(b[range]) : nil
         }
-        func byte(_ index: Int, is allowed: String) -> Bool {
-            index < b.count && allowed.utf8.contains(b[index])
+        func byte(_ index: Int, is allowed: StaticString) -> Bool {
+            index < b.count && allowed.withUTF8Buffer { $0.contains(b[index]) }
         }
         guard let year = digits(0..<4), byte(4, is: "-"), let month = digits(5..<7), byte(7, is: "-"),
               let day = digits(8..<10), byte(10, is: "Tt"),

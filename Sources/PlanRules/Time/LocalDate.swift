@@ -97,13 +97,17 @@ public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible
     /// bytes in place: every date of every settings row and stored plan comes here.
     public init?(iso8601 text: String) {
         var text = text
-        guard let date = text.withUTF8({ bytes -> LocalDate? in
-            guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-                  let y = Self.digits(bytes[0..<4]), let m = Self.digits(bytes[5..<7]),
-                  let d = Self.digits(bytes[8..<10]) else { return nil }
-            return LocalDate(validatingYear: y, month: m, day: d)
-        }) else { return nil }
+        guard let date = text.withUTF8({ LocalDate(iso8601: $0) }) else { return nil }
         self = date
+    }
+
+    /// `init?(iso8601:)` over UTF-8 bytes: a stored plan's dates are read straight from
+    /// the JSON text, without a String each.
+    public init?(iso8601 bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              let y = Self.digits(bytes[0..<4]), let m = Self.digits(bytes[5..<7]),
+              let d = Self.digits(bytes[8..<10]) else { return nil }
+        self.init(validatingYear: y, month: m, day: d)
     }
 
     public static func daysInMonth(year: Int, month: Int) -> Int {
