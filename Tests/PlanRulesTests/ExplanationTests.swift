@@ -121,7 +121,8 @@ struct ExplanationTests {
 
     @Test(arguments: [(150, "+150"), (-150, "−150"), (-5, "−5"), (0, "0"), (1500, "+1,500")])
     func signedValuesAlwaysShowTheirSign(value: Int, text: String) {
-        let signed = LocalizedCopy(.unlocalized).signedNumber(value)
+        var signed = ""
+        LocalizedCopy(.unlocalized).appendSignedNumber(value, to: &signed)
         #expect(signed == text)
         #expect(!signed.contains("-"))  // never an ASCII hyphen-minus
     }
