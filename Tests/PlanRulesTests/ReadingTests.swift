@@ -156,3 +156,23 @@ struct NumericTextReferenceTests {
         }
     }
 }
+
+/// The enum columns read by `init(rowText:)` exactly as `init(rawValue:)` reads them.
+struct EnumTextTests {
+    private static let texts = ["", "male", "female", "other", "Male", "males", "mal", "lose_weight", "gain_muscle",
+                                "maintain_weight", "improve_health", "lose_muscle", "gain_weight", "lose_weighT",
+                                "sedentary", "lightly_active", "moderately_active", "very_active", "extremely_active",
+                                "very_activ", "VERY_ACTIVE", "sedentarY", "sédentary", "e\u{301}", "other ", " other"]
+
+    @Test func everyCaseAndEveryOtherTextReadsAsItsRawValue() {
+        for text in Self.texts + Gender.allCases.map(\.rawValue) + PrimaryGoal.allCases.map(\.rawValue)
+            + ActivityLevel.allCases.map(\.rawValue) {
+            #expect(Gender(rowText: text) == Gender(rawValue: text), "\(text)")
+            #expect(PrimaryGoal(rowText: text) == PrimaryGoal(rawValue: text), "\(text)")
+            #expect(ActivityLevel(rowText: text) == ActivityLevel(rawValue: text), "\(text)")
+        }
+        for gender in Gender.allCases { #expect(Gender(rowText: gender.rawValue) == gender) }
+        for goal in PrimaryGoal.allCases { #expect(PrimaryGoal(rowText: goal.rawValue) == goal) }
+        for level in ActivityLevel.allCases { #expect(ActivityLevel(rowText: level.rawValue) == level) }
+    }
+}
