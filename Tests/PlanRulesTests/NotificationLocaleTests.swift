@@ -302,7 +302,7 @@ extension CopyKey {
         var text = ""
         for piece in template.pieces {
             switch piece {
-            case .text(let literal): text += literal
+            case .text(let literal): text += String(decoding: literal, as: UTF8.self)
             case .placeholder(let name): text += values[name.rawValue] ?? "{\(name.rawValue)}"
             }
         }
@@ -359,9 +359,14 @@ extension CopyKey {
         for number in Self.numbers {
             #expect(groupedThousands(number) == referenceGrouped(number), "\(number)")
             for (separator, fewest) in [(".", 4), ("\u{202F}", 4), ("\u{2019}", 5), ("", 4)] {
+                let grouping = ThousandsGrouping(separator: separator, fewestDigits: fewest)
+                let expected = referenceGrouped(number, separator: separator, fewestDigits: fewest)
                 var text = "x"
-                ThousandsGrouping(separator: separator, fewestDigits: fewest).append(number, to: &text)
-                #expect(text == "x" + referenceGrouped(number, separator: separator, fewestDigits: fewest), "\(number)")
+                grouping.append(number, to: &text)
+                #expect(text == "x" + expected, "\(number)")
+                var bytes = Array("y".utf8)
+                grouping.append(number, toUTF8: &bytes)
+                #expect(String(decoding: bytes, as: UTF8.self) == "y" + expected, "\(number)")
             }
         }
     }

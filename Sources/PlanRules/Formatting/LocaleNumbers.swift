@@ -58,18 +58,18 @@ public final class LocaleNumbers: Hashable, Sendable {
     }
 
     public func format(_ value: Int) -> String {
-        var text = ""
-        append(value, to: &text)
-        return text
+        var bytes: [UInt8] = []
+        append(value, toUTF8: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends `value` as `format` writes it.
-    func append(_ value: Int, to text: inout String) {
+    /// Appends the UTF-8 bytes of `value` as `format` writes it.
+    func append(_ value: Int, toUTF8 bytes: inout [UInt8]) {
         if let grouping {
-            grouping.append(value, to: &text)
+            grouping.append(value, toUTF8: &bytes)
         } else {
-            if value < 0 { text.append(minusSign) }
-            text.append(value.magnitude.formatted(style))
+            if value < 0 { bytes.append(contentsOf: minusSign.utf8) }
+            bytes.append(contentsOf: value.magnitude.formatted(style).utf8)
         }
     }
 

@@ -23,10 +23,19 @@ struct ThousandsGrouping: Hashable, Sendable {
     /// Section 7's English copy: `1,975`.
     static let comma = ThousandsGrouping(separator: ",", fewestDigits: 4)
 
-    /// Appends `value` to `text`. The digits are written from the end of a stack buffer
-    /// and appended at once (a number that short is stored inline: no allocation): a
-    /// notification writes up to a dozen numbers.
+    /// Appends `value` to `text`.
     func append(_ value: Int, to text: inout String) {
+        withDigits(of: value) { text.append(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Appends `value`'s UTF-8 bytes: how the notification copy is filled (`LocalizedCopy`).
+    func append(_ value: Int, toUTF8 bytes: inout [UInt8]) {
+        withDigits(of: value) { bytes.append(contentsOf: $0) }
+    }
+
+    /// `value` written from the end of a stack buffer, no allocation: a notification
+    /// writes up to a dozen numbers.
+    private func withDigits(of value: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         let separator = separator.utf8
         let capacity = 3 + 20 + 6 * separator.count  // U+2212, UInt64.max's digits and groups
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
@@ -54,7 +63,7 @@ struct ThousandsGrouping: Hashable, Sendable {
                 start -= 3
                 (buffer[start], buffer[start + 1], buffer[start + 2]) = (0xE2, 0x88, 0x92)  // U+2212 in UTF-8
             }
-            text.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[start...]), as: UTF8.self))
+            body(UnsafeBufferPointer(rebasing: buffer[start...]))
         }
     }
 }

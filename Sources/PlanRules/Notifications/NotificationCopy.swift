@@ -9,19 +9,19 @@ struct NotificationCopy {
     init(type: NotificationType, entry: HistoryEntry, presentation: NotificationPresentation = .unlocalized) {
         let copy = LocalizedCopy(presentation)
         let after = entry.snapshot.targets
-        func calories(_ name: CopyPlaceholder, _ text: inout String) -> Bool {
+        func calories(_ name: CopyPlaceholder, _ bytes: inout [UInt8]) -> Bool {
             guard name == .calories else { return false }
-            copy.appendNumber(after.calories, to: &text)
+            copy.appendNumber(after.calories, to: &bytes)
             return true
         }
         switch type {
         case .planCreated:
             title = copy.text(.planCreatedTitle)
-            body = copy.text(.planCreatedBody) { name, text in
+            body = copy.text(.planCreatedBody) { name, bytes in
                 switch name {
-                case .calories: copy.appendNumber(after.calories, to: &text)
-                case .protein: copy.appendGrams(after.proteinG, to: &text)
-                case .water: copy.appendWater(after.waterMl, to: &text)
+                case .calories: copy.appendNumber(after.calories, to: &bytes)
+                case .protein: copy.appendGrams(after.proteinG, to: &bytes)
+                case .water: copy.appendWater(after.waterMl, to: &bytes)
                 default: return false
                 }
                 return true
@@ -37,16 +37,16 @@ struct NotificationCopy {
             body = copy.text(.toDeficitBody, calories)
         case .targetsUpdated:
             title = copy.text(.targetsUpdatedTitle)
-            body = copy.text(.targetsUpdatedBody) { name, text in
+            body = copy.text(.targetsUpdatedBody) { name, bytes in
                 guard name == .changes else { return false }
                 // The diff's target changes, in its order (calories, protein, water).
                 var first = true
                 for change in entry.diff {
                     guard let key = Self.changeCopy(change.path), case .number(let before, 0) = change.before,
                           case .number(let after, 0) = change.after else { continue }
-                    if !first { copy.append(.listSeparator, to: &text) }
+                    if !first { copy.append(.listSeparator, to: &bytes) }
                     first = false
-                    copy.appendChange(key, before: before, after: after, to: &text)
+                    copy.appendChange(key, before: before, after: after, to: &bytes)
                 }
                 return true
             }

@@ -1,5 +1,5 @@
 /// A copy template split once into its literal text and its placeholders, so filling it
-/// appends pieces to one string: re-scanning every template for `{name}` on each
+/// appends pieces to one buffer of UTF-8 bytes: re-scanning every template for `{name}` on each
 /// notification, and looking its values up by name, cost a sixth of evaluating a user.
 ///
 /// The split reads the template as the fill always has: from each `{` to the next `}`
@@ -8,7 +8,8 @@
 /// value for stays `{name}`.
 struct CopyTemplate: Sendable {
     enum Piece: Sendable {
-        case text(String)
+        /// UTF-8 bytes: appended to the bytes being filled (`LocalizedCopy`).
+        case text([UInt8])
         case placeholder(CopyPlaceholder)
     }
 
@@ -25,7 +26,7 @@ struct CopyTemplate: Sendable {
         var copiedUpTo = utf8.startIndex
         var index = utf8.startIndex
         func text(_ range: Range<String.Index>) {
-            if !range.isEmpty { pieces.append(.text(String(template[range]))) }
+            if !range.isEmpty { pieces.append(.text(Array(template[range].utf8))) }
         }
         while let open = utf8[index...].firstIndex(of: UInt8(ascii: "{")) {
             guard let close = utf8[open...].firstIndex(of: UInt8(ascii: "}")) else { break }
@@ -39,7 +40,7 @@ struct CopyTemplate: Sendable {
         self.pieces = pieces
         plainText = pieces.contains { if case .placeholder = $0 { true } else { false } } ? nil : template
         textByteCount = pieces.reduce(0) { count, piece in
-            if case .text(let text) = piece { count + text.utf8.count } else { count }
+            if case .text(let bytes) = piece { count + bytes.count } else { count }
         }
     }
 }

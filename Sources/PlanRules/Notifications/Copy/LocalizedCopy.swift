@@ -1,6 +1,7 @@
 /// Fills the copy templates of a `NotificationPresentation`: numbers written the user's
-/// way, water converted for imperial users. Everything is appended to the one string being
-/// filled (`CopyTemplate`): no string per number or per unit.
+/// way, water converted for imperial users. A filled template is built as UTF-8 bytes,
+/// every piece and number appended to one array, and becomes a String once: no string
+/// per number or per unit, and none of the flag bookkeeping a String does per append.
 struct LocalizedCopy {
     let presentation: NotificationPresentation
     private let templates: [CopyTemplate]
@@ -10,99 +11,99 @@ struct LocalizedCopy {
         templates = presentation.copy.templates
     }
 
-    /// Writes the value of one placeholder to the string being filled; false when it has
+    /// Appends the value of one placeholder to the bytes being filled; false when it has
     /// none (the placeholder then stays `{name}`).
-    typealias Values = (CopyPlaceholder, inout String) -> Bool
+    typealias Values = (CopyPlaceholder, inout [UInt8]) -> Bool
 
     /// The template `key` with its placeholders filled by `values`.
     func text(_ key: CopyKey, _ values: Values = { _, _ in false }) -> String {
         let template = templates[key.ordinal]
         if let plainText = template.plainText { return plainText }
-        var text = ""
-        text.reserveCapacity(template.textByteCount + 24 * template.pieces.count)
-        append(template, to: &text, values)
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(template.textByteCount + 24 * template.pieces.count)
+        append(template, to: &bytes, values)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends the template `key`, its placeholders filled by `values`.
-    func append(_ key: CopyKey, to text: inout String, _ values: Values = { _, _ in false }) {
-        append(templates[key.ordinal], to: &text, values)
+    func append(_ key: CopyKey, to bytes: inout [UInt8], _ values: Values = { _, _ in false }) {
+        append(templates[key.ordinal], to: &bytes, values)
     }
 
-    private func append(_ template: CopyTemplate, to text: inout String, _ values: Values) {
+    private func append(_ template: CopyTemplate, to bytes: inout [UInt8], _ values: Values) {
         for piece in template.pieces {
             switch piece {
             case .text(let literal):
-                text.append(literal)
+                bytes.append(contentsOf: literal)
             case .placeholder(let name):
-                if !values(name, &text) { text.append("{" + name.rawValue + "}") }
+                if !values(name, &bytes) { bytes.append(contentsOf: "{\(name.rawValue)}".utf8) }
             }
         }
     }
 
     /// `1975` as the user reads it: `1,975`, `1.975`, `1975`, `1 975`.
     func number(_ value: Int) -> String {
-        var text = ""
-        appendNumber(value, to: &text)
-        return text
+        var bytes: [UInt8] = []
+        appendNumber(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    func appendNumber(_ value: Int, to text: inout String) {
+    func appendNumber(_ value: Int, to bytes: inout [UInt8]) {
         if let numbers = presentation.numbers {
-            numbers.append(value, to: &text)
+            numbers.append(value, toUTF8: &bytes)
         } else {
-            ThousandsGrouping.comma.append(value, to: &text)
+            ThousandsGrouping.comma.append(value, toUTF8: &bytes)
         }
     }
 
     /// A change with its sign always written, `+` or U+2212 as in section 7: `+150`, `−1.500`, `0`.
-    func appendSignedNumber(_ value: Int, to text: inout String) {
-        if value > 0 { text.append("+") }
-        appendNumber(value, to: &text)
+    func appendSignedNumber(_ value: Int, to bytes: inout [UInt8]) {
+        if value > 0 { bytes.append(UInt8(ascii: "+")) }
+        appendNumber(value, to: &bytes)
     }
 
     /// `130 g`.
-    func appendGrams(_ value: Int, to text: inout String) {
-        append(.grams, to: &text) { name, text in
+    func appendGrams(_ value: Int, to bytes: inout [UInt8]) {
+        append(.grams, to: &bytes) { name, bytes in
             guard name == .value else { return false }
-            appendNumber(value, to: &text)
+            appendNumber(value, to: &bytes)
             return true
         }
     }
 
     /// Water in the user's units: millilitres, or US fluid ounces for imperial users.
-    func appendWater(_ milliliters: Int, to text: inout String) {
+    func appendWater(_ milliliters: Int, to bytes: inout [UInt8]) {
         let (unit, value) = switch presentation.units {
         case .metric: (CopyKey.milliliters, milliliters)
         case .imperial: (CopyKey.fluidOunces, Self.fluidOunces(milliliters))
         }
-        append(unit, to: &text) { name, text in
+        append(unit, to: &bytes) { name, bytes in
             guard name == .value else { return false }
-            appendNumber(value, to: &text)
+            appendNumber(value, to: &bytes)
             return true
         }
     }
 
     /// One changed target: `Calories 1,850 → 1,700 (−150)`, `Protein 140 g → 135 g (−5 g)`.
     /// Imperial water shows the rounded before and after and their difference.
-    func appendChange(_ key: CopyKey, before: Int, after: Int, to text: inout String) {
+    func appendChange(_ key: CopyKey, before: Int, after: Int, to bytes: inout [UInt8]) {
         switch key {
         case .caloriesChange:
-            appendChange(key, before, after, unit: nil, to: &text)
+            appendChange(key, before, after, unit: nil, to: &bytes)
         case .proteinChange:
-            appendChange(key, before, after, unit: .grams, to: &text)
+            appendChange(key, before, after, unit: .grams, to: &bytes)
         default:
             guard presentation.units == .imperial else {
-                return appendChange(key, before, after, unit: .milliliters, to: &text)
+                return appendChange(key, before, after, unit: .milliliters, to: &bytes)
             }
-            appendChange(key, Self.fluidOunces(before), Self.fluidOunces(after), unit: .fluidOunces, to: &text)
+            appendChange(key, Self.fluidOunces(before), Self.fluidOunces(after), unit: .fluidOunces, to: &bytes)
         }
     }
 
     /// `key` with `{before}`, `{after}` and the signed `{delta}`, each in `unit`'s template
     /// when there is one.
-    private func appendChange(_ key: CopyKey, _ before: Int, _ after: Int, unit: CopyKey?, to text: inout String) {
-        append(key, to: &text) { name, text in
+    private func appendChange(_ key: CopyKey, _ before: Int, _ after: Int, unit: CopyKey?, to bytes: inout [UInt8]) {
+        append(key, to: &bytes) { name, bytes in
             let value: Int
             let signed: Bool
             switch name {
@@ -111,16 +112,16 @@ struct LocalizedCopy {
             case .delta: (value, signed) = (after - before, true)
             default: return false
             }
-            func write(_ text: inout String) {
-                if signed { appendSignedNumber(value, to: &text) } else { appendNumber(value, to: &text) }
+            func write(_ bytes: inout [UInt8]) {
+                if signed { appendSignedNumber(value, to: &bytes) } else { appendNumber(value, to: &bytes) }
             }
             guard let unit else {
-                write(&text)
+                write(&bytes)
                 return true
             }
-            append(unit, to: &text) { name, text in
+            append(unit, to: &bytes) { name, bytes in
                 guard name == .value else { return false }
-                write(&text)
+                write(&bytes)
                 return true
             }
             return true
