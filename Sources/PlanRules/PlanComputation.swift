@@ -33,7 +33,9 @@ public func computePlan(from settings: ValidSettings, planDate: LocalDate, reaso
     return Snapshot(
         rulesVersion: rulesVersion,
         planDate: planDate,
-        reasons: Array(Set(reasons)).sorted(),
+        // Distinct, in section 2's order: no set to hash and no sort (its `<` looks both
+        // reasons up in `allCases`) for the one to three reasons a plan has.
+        reasons: DueReason.allCases.filter(reasons.contains),
         inputs: inputs,
         targets: targets.snapshotTargets,
         phase: targets.cycle?.phaseInfo(at: planDate)

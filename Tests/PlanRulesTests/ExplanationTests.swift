@@ -121,7 +121,9 @@ struct ExplanationTests {
 
     @Test(arguments: [(150, "+150"), (-150, "−150"), (-5, "−5"), (0, "0"), (1500, "+1,500")])
     func signedValuesAlwaysShowTheirSign(value: Int, text: String) {
-        let signed = LocalizedCopy(.unlocalized).signedNumber(value)
+        var bytes: [UInt8] = []
+        LocalizedCopy(.unlocalized).appendSignedNumber(value, to: &bytes)
+        let signed = String(decoding: bytes, as: UTF8.self)
         #expect(signed == text)
         #expect(!signed.contains("-"))  // never an ASCII hyphen-minus
     }

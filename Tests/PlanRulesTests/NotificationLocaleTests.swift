@@ -273,3 +273,111 @@ extension CopyKey {
         #expect(format.timelineDate(LocalDate(year: 2025, month: 10, day: 21)) == timeline)
     }
 }
+
+/// The compiled templates and the number grouping written straight into the copy give the
+/// bytes the fill gave before them: every key of every locale, odd templates, and numbers
+/// of 1 to 19 digits of either sign.
+@Suite struct CompiledCopyTests {
+    /// The fill as it was before templates were compiled: scan for `{name}`, replace the
+    /// names given, leave the rest as it is.
+    private func referenceFill(_ template: String, _ values: [String: String]) -> String {
+        let utf8 = template.utf8
+        var result = ""
+        var copiedUpTo = utf8.startIndex
+        var index = utf8.startIndex
+        while let open = utf8[index...].firstIndex(of: UInt8(ascii: "{")) {
+            guard let close = utf8[open...].firstIndex(of: UInt8(ascii: "}")) else { break }
+            let name = String(template[utf8.index(after: open)..<close])
+            index = utf8.index(after: close)
+            guard let value = values[name] else { continue }
+            result += template[copiedUpTo..<open]
+            result += value
+            copiedUpTo = index
+        }
+        result += template[copiedUpTo...]
+        return result
+    }
+
+    private func compiledFill(_ template: CopyTemplate, _ values: [String: String]) -> String {
+        var text = ""
+        for piece in template.pieces {
+            switch piece {
+            case .text(let literal): text += String(decoding: literal, as: UTF8.self)
+            case .placeholder(let name): text += values[name.rawValue] ?? "{\(name.rawValue)}"
+            }
+        }
+        #expect(template.plainText == nil || template.plainText == text)
+        return text
+    }
+
+    private static let allValues = Dictionary(uniqueKeysWithValues: CopyPlaceholder.allCases.enumerated().map {
+        ($0.element.rawValue, "<\($0.offset) {value}>")
+    })
+
+    @Test func everyTemplateOfEveryLocaleFillsAsBefore() {
+        for locale in CopyLocale.allCases {
+            for key in CopyKey.allCases {
+                let source = locale.table[key]!
+                let compiled = locale.templates[key.ordinal]
+                for values in [Self.allValues, [:], ["value": "7", "before": "1,000"]] {
+                    #expect(compiledFill(compiled, values) == referenceFill(source, values), "\(locale) \(key)")
+                }
+            }
+        }
+    }
+
+    @Test(arguments: ["", "plain", "{", "}", "}{", "{calories", "{{calories}", "{calories}}", "a{unknown}b{value}c",
+                      "{value}{value}", "{}{value", "é{delta}→{after} 🎉{before}", "{ value}", "{Value}"])
+    func oddTemplatesFillAsBefore(template: String) {
+        for values in [Self.allValues, [:]] {
+            #expect(compiledFill(CopyTemplate(template), values) == referenceFill(template, values))
+        }
+    }
+
+    @Test func ordinalsAreTheOrderOfAllCases() {
+        for (offset, key) in CopyKey.allCases.enumerated() { #expect(key.ordinal == offset) }
+    }
+
+    /// `groupedThousands` as it was written before `ThousandsGrouping`.
+    private func referenceGrouped(_ value: Int, separator: String = ",", fewestDigits: Int = 4) -> String {
+        let digits = String(value.magnitude)
+        var grouped = ""
+        for (index, digit) in digits.enumerated() {
+            if digits.count >= fewestDigits, index > 0, (digits.count - index) % 3 == 0 { grouped += separator }
+            grouped.append(digit)
+        }
+        return value < 0 ? "\u{2212}" + grouped : grouped
+    }
+
+    private static let numbers: [Int] = (1...19).flatMap { digits -> [Int] in
+        let smallest = (1..<digits).reduce(1) { power, _ in power * 10 }
+        let largest = digits < 19 ? smallest * 10 - 1 : Int.max
+        return [smallest, largest, smallest + 1_234_567_890_123 % smallest].flatMap { [$0, -$0] }
+    } + [0, Int.min, Int.max]
+
+    @Test func groupingMatchesTheByHandGroupingForEverySize() {
+        for number in Self.numbers {
+            #expect(groupedThousands(number) == referenceGrouped(number), "\(number)")
+            for (separator, fewest) in [(".", 4), ("\u{202F}", 4), ("\u{2019}", 5), ("", 4)] {
+                let grouping = ThousandsGrouping(separator: separator, fewestDigits: fewest)
+                let expected = referenceGrouped(number, separator: separator, fewestDigits: fewest)
+                var text = "x"
+                grouping.append(number, to: &text)
+                #expect(text == "x" + expected, "\(number)")
+                var bytes = Array("y".utf8)
+                grouping.append(number, toUTF8: &bytes)
+                #expect(String(decoding: bytes, as: UTF8.self) == "y" + expected, "\(number)")
+            }
+        }
+    }
+
+    @Test(arguments: ["en_US", "de_DE", "es_ES", "fr_FR", "de_CH", "fr_CA", "de_AT", "en_GB", "ar_EG", "hi_IN"])
+    func localeNumbersMatchICU(identifier: String) {
+        let numbers = LocaleNumbers.of(identifier)
+        let style = IntegerFormatStyle<UInt>(locale: Locale(identifier: identifier))
+        for number in Self.numbers {
+            let icu = number.magnitude.formatted(style)
+            #expect(numbers.format(number) == (number < 0 ? "\u{2212}" + icu : icu), "\(identifier) \(number)")
+        }
+    }
+}

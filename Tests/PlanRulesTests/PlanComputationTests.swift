@@ -41,6 +41,11 @@ struct PlanComputationTests {
         let plan = computePlan(from: Self.settings(), planDate: Self.planDate,
                                reasons: [.manualRerun, .birthday, .settingsChanged], currentPlan: nil)
         #expect(plan.reasons == [.settingsChanged, .birthday, .manualRerun])
+        // Repeats are written once.
+        let repeated = computePlan(from: Self.settings(), planDate: Self.planDate,
+                                   reasons: [.manualRerun, .created, .manualRerun, .rulesChanged, .created],
+                                   currentPlan: nil)
+        #expect(repeated.reasons == [.created, .rulesChanged, .manualRerun])
     }
 
     @Test func flagsAreSortedByName() {

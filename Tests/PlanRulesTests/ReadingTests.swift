@@ -94,3 +94,85 @@ struct ReadingTests {
         #expect("Müsli".codePointCount == 5)
     }
 }
+
+/// `NumericText.tenths` reads every text as the slicing reader it replaced did: the
+/// spec's cases, signs, dots, saturation, specials and text that is no number.
+struct NumericTextReferenceTests {
+    /// The reader as written before it walked the bytes in one pass.
+    private func referenceTenths(_ text: String) -> Int {
+        let saturation = NumericText.saturationTenths
+        var bytes = Substring(text).utf8[...]
+        switch text {
+        case "NaN", "Infinity", "+Infinity": return saturation
+        case "-Infinity": return -saturation
+        default: break
+        }
+        var negative = false
+        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            negative = first == UInt8(ascii: "-")
+            bytes = bytes.dropFirst()
+        }
+        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        let integerDigits = bytes.prefix { $0 != UInt8(ascii: ".") }
+        let fractionDigits = bytes.dropFirst(integerDigits.count + 1)
+        let hasDot = integerDigits.count < bytes.count
+        guard !integerDigits.isEmpty || (hasDot && !fractionDigits.isEmpty),
+              integerDigits.allSatisfy(isDigit), fractionDigits.allSatisfy(isDigit)
+        else { return saturation }
+        var whole = 0
+        for digit in integerDigits {
+            whole = whole * 10 + Int(digit - UInt8(ascii: "0"))
+            if whole >= saturation / 10 { return negative ? -saturation : saturation }
+        }
+        var fraction = fractionDigits.makeIterator()
+        let tenthsDigit = fraction.next().map { Int($0 - UInt8(ascii: "0")) } ?? 0
+        let roundsUp = (fraction.next().map { $0 >= UInt8(ascii: "5") }) ?? false
+        let magnitude = whole * 10 + tenthsDigit + (roundsUp ? 1 : 0)
+        return negative ? -magnitude : magnitude
+    }
+
+    @Test func everyTextReadsAsBefore() {
+        var texts = ["", "-", "+", ".", "-.", "+.5", "-.05", "1.", "-1.", "0", "-0", "-0.04", "-0.05", "82.25", "82.35",
+                     "NaN", "Infinity", "+Infinity", "-Infinity", "-Infinityx", "-NaN", "infinity", "1.2.3", "1..2",
+                     "..", " 82", "82 ", "1e3", "１", "99999999999999", "100000000000000", "-100000000000000",
+                     "99999999999999.95", "99999999999999x", "-99999999999999999999x", "99999999999999999999.9.",
+                     "0.0000000001", "12.34567"]
+        // Short texts over the characters that matter, from a fixed seed.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let alphabet = Array("0123456789.-+9e N5")
+        for _ in 0..<20_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let length = Int(state >> 59)
+            var text = ""
+            var bits = state
+            for _ in 0..<length {
+                bits = bits &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                text.append(alphabet[Int(bits >> 33) % alphabet.count])
+            }
+            texts.append(text)
+        }
+        for text in texts {
+            #expect(NumericText.tenths(text) == referenceTenths(text), "\(text)")
+        }
+    }
+}
+
+/// The enum columns read by `init(rowText:)` exactly as `init(rawValue:)` reads them.
+struct EnumTextTests {
+    private static let texts = ["", "male", "female", "other", "Male", "males", "mal", "lose_weight", "gain_muscle",
+                                "maintain_weight", "improve_health", "lose_muscle", "gain_weight", "lose_weighT",
+                                "sedentary", "lightly_active", "moderately_active", "very_active", "extremely_active",
+                                "very_activ", "VERY_ACTIVE", "sedentarY", "sédentary", "e\u{301}", "other ", " other"]
+
+    @Test func everyCaseAndEveryOtherTextReadsAsItsRawValue() {
+        for text in Self.texts + Gender.allCases.map(\.rawValue) + PrimaryGoal.allCases.map(\.rawValue)
+            + ActivityLevel.allCases.map(\.rawValue) {
+            #expect(Gender(rowText: text) == Gender(rawValue: text), "\(text)")
+            #expect(PrimaryGoal(rowText: text) == PrimaryGoal(rawValue: text), "\(text)")
+            #expect(ActivityLevel(rowText: text) == ActivityLevel(rawValue: text), "\(text)")
+        }
+        for gender in Gender.allCases { #expect(Gender(rowText: gender.rawValue) == gender) }
+        for goal in PrimaryGoal.allCases { #expect(PrimaryGoal(rowText: goal.rawValue) == goal) }
+        for level in ActivityLevel.allCases { #expect(ActivityLevel(rowText: level.rawValue) == level) }
+    }
+}

@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// Made once per locale and kept: creating the locale and its ICU formatter costs far
 /// more than formatting (a notification with a fresh formatter per number made
-/// evaluation several times slower).
-public struct LocaleNumbers: Hashable, Sendable {
+/// evaluation several times slower). A class, so that the presentation holding it copies
+/// a reference, not the formatter's many fields, for every notification.
+public final class LocaleNumbers: Hashable, Sendable {
     /// ICU's name of the locale, `de_DE`.
     public let identifier: String
     public let locale: Locale
@@ -18,7 +19,7 @@ public struct LocaleNumbers: Hashable, Sendable {
     /// as Spanish does) — when grouping by threes with it reproduces ICU's output for
     /// every sample; nil otherwise (then ICU formats each number). Formatting through
     /// ICU cost a tenth of a first run's CPU: a notification writes up to a dozen numbers.
-    private let grouping: (separator: String, fewestDigits: Int)?
+    private let grouping: ThousandsGrouping?
 
     private init(identifier: String) {
         self.identifier = identifier
@@ -27,29 +28,21 @@ public struct LocaleNumbers: Hashable, Sendable {
         grouping = Self.threeDigitGrouping(of: style)
     }
 
-    private static func threeDigitGrouping(of style: IntegerFormatStyle<UInt>) -> (separator: String, fewestDigits: Int)? {
+    private static func threeDigitGrouping(of style: IntegerFormatStyle<UInt>) -> ThousandsGrouping? {
         let million = UInt(1_234_567).formatted(style)
         guard million.hasPrefix("1"), million.hasSuffix("567") else { return nil }
         let separators = million.dropFirst().dropLast(3)
         guard separators.count % 2 == 1 else { return nil }
         let separator = String(separators.prefix((separators.count - 3) / 2))
-        let grouping = (separator: separator, fewestDigits: UInt(1234).formatted(style) == "1234" ? 5 : 4)
-        let samples: [UInt] = [0, 7, 12, 999, 1000, 1234, 9999, 10_000, 12_345, 99_999, 100_000, 123_456,
-                               999_999, 1_000_000, 12_345_678, 123_456_789, 1_234_567_890]
-        let reproduced = samples.allSatisfy { group($0, by: grouping) == $0.formatted(style) }
-        return reproduced ? grouping : nil
-    }
-
-    private static func group(_ value: UInt, by grouping: (separator: String, fewestDigits: Int)) -> String {
-        let digits = String(value)
-        guard digits.utf8.count >= grouping.fewestDigits else { return digits }
-        var result = ""
-        result.reserveCapacity(digits.utf8.count + 6)
-        for (index, digit) in digits.enumerated() {
-            if index > 0, (digits.utf8.count - index) % 3 == 0 { result += grouping.separator }
-            result.append(digit)
+        let grouping = ThousandsGrouping(separator: separator, fewestDigits: UInt(1234).formatted(style) == "1234" ? 5 : 4)
+        let samples: [Int] = [0, 7, 12, 999, 1000, 1234, 9999, 10_000, 12_345, 99_999, 100_000, 123_456,
+                              999_999, 1_000_000, 12_345_678, 123_456_789, 1_234_567_890]
+        let reproduced = samples.allSatisfy { sample in
+            var grouped = ""
+            grouping.append(sample, to: &grouped)
+            return grouped == UInt(sample).formatted(style)
         }
-        return result
+        return reproduced ? grouping : nil
     }
 
     private static let made = Mutex<[String: LocaleNumbers]>([:])
@@ -65,8 +58,19 @@ public struct LocaleNumbers: Hashable, Sendable {
     }
 
     public func format(_ value: Int) -> String {
-        let digits = grouping.map { Self.group(value.magnitude, by: $0) } ?? value.magnitude.formatted(style)
-        return value < 0 ? minusSign + digits : digits
+        var bytes: [UInt8] = []
+        append(value, toUTF8: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the UTF-8 bytes of `value` as `format` writes it.
+    func append(_ value: Int, toUTF8 bytes: inout [UInt8]) {
+        if let grouping {
+            grouping.append(value, toUTF8: &bytes)
+        } else {
+            if value < 0 { bytes.append(contentsOf: minusSign.utf8) }
+            bytes.append(contentsOf: value.magnitude.formatted(style).utf8)
+        }
     }
 
     public static func == (lhs: LocaleNumbers, rhs: LocaleNumbers) -> Bool { lhs.identifier == rhs.identifier }

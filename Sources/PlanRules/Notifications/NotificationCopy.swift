@@ -9,36 +9,56 @@ struct NotificationCopy {
     init(type: NotificationType, entry: HistoryEntry, presentation: NotificationPresentation = .unlocalized) {
         let copy = LocalizedCopy(presentation)
         let after = entry.snapshot.targets
+        func calories(_ name: CopyPlaceholder, _ bytes: inout [UInt8]) -> Bool {
+            guard name == .calories else { return false }
+            copy.appendNumber(after.calories, to: &bytes)
+            return true
+        }
         switch type {
         case .planCreated:
             title = copy.text(.planCreatedTitle)
-            body = copy.text(.planCreatedBody, [
-                "calories": copy.number(after.calories), "protein": copy.grams(after.proteinG),
-                "water": copy.water(after.waterMl),
-            ])
+            body = copy.text(.planCreatedBody) { name, bytes in
+                switch name {
+                case .calories: copy.appendNumber(after.calories, to: &bytes)
+                case .protein: copy.appendGrams(after.proteinG, to: &bytes)
+                case .water: copy.appendWater(after.waterMl, to: &bytes)
+                default: return false
+                }
+                return true
+            }
         case .phaseSwitch where entry.snapshot.phase.phase == .maintenance:
             title = copy.text(.toMaintenanceTitle)
             // When the calorie floor kept the deficit calories at maintenance level, nothing
             // increases; the copy then just names the phase.
             let increases = entry.previous.map { after.calories > $0.targets.calories } ?? false
-            body = copy.text(increases ? .toMaintenanceBody : .toMaintenanceAtFloorBody,
-                             ["calories": copy.number(after.calories)])
+            body = copy.text(increases ? .toMaintenanceBody : .toMaintenanceAtFloorBody, calories)
         case .phaseSwitch:
             title = copy.text(.toDeficitTitle)
-            body = copy.text(.toDeficitBody, ["calories": copy.number(after.calories)])
+            body = copy.text(.toDeficitBody, calories)
         case .targetsUpdated:
             title = copy.text(.targetsUpdatedTitle)
-            // The diff's target changes, in its order (calories, protein, water).
-            let parts = entry.diff.compactMap { change -> String? in
-                guard let key = Self.changeCopy[change.path], case .number(let before, 0) = change.before,
-                      case .number(let after, 0) = change.after else { return nil }
-                return copy.change(key, before: before, after: after)
+            body = copy.text(.targetsUpdatedBody) { name, bytes in
+                guard name == .changes else { return false }
+                // The diff's target changes, in its order (calories, protein, water).
+                var first = true
+                for change in entry.diff {
+                    guard let key = Self.changeCopy(change.path), case .number(let before, 0) = change.before,
+                          case .number(let after, 0) = change.after else { continue }
+                    if !first { copy.append(.listSeparator, to: &bytes) }
+                    first = false
+                    copy.appendChange(key, before: before, after: after, to: &bytes)
+                }
+                return true
             }
-            body = copy.text(.targetsUpdatedBody, ["changes": parts.joined(separator: copy.text(.listSeparator))])
         }
     }
 
-    private static let changeCopy: [String: CopyKey] = [
-        "targets.calories": .caloriesChange, "targets.protein_g": .proteinChange, "targets.water_ml": .waterChange,
-    ]
+    private static func changeCopy(_ path: String) -> CopyKey? {
+        switch path {
+        case "targets.calories": .caloriesChange
+        case "targets.protein_g": .proteinChange
+        case "targets.water_ml": .waterChange
+        default: nil
+        }
+    }
 }

@@ -25,7 +25,9 @@ public struct ReadSettings: Hashable, Sendable {
     public static let defaultMealsPerDay = 3
     public static let defaultTimezone = "UTC"
 
-    public init(row: UserSettingsRow) {
+    /// Borrowing: an initializer would otherwise take the whole row owned, a copy of
+    /// every string and array in it, to keep a few.
+    public init(row: borrowing UserSettingsRow) {
         dateOfBirth = row.dateOfBirth.flatMap(DateText.localDate)
         gender = row.gender
         heightTenthsCm = row.heightCm.map(NumericText.tenths)

@@ -30,14 +30,17 @@ public func evaluate(row: UserSettingsRow?, state: UserPlanState?, at now: Insta
                           notification: nil, rejections: [], recordedIncomplete: false, newState: state,
                           nextScheduledCheck: nil, planDateStart: nil)
     }
-    var decision = UserDecision(row: row, state: state, now: now, zone: zone, zones: zones)
-    if manualRerun { decision.manualRerun() } else { decision.scheduledRun() }
-    return decision.evaluation()
+    var decision = UserDecision(updatedAt: row.updatedAt, state: state, now: now, zone: zone, zones: zones)
+    if manualRerun { decision.manualRerun(row) } else { decision.scheduledRun(row) }
+    decision.rememberWaitingVersion()
+    return decision.evaluation(row)
 }
 
-/// The working state of one `evaluate` call.
+/// The working state of one `evaluate` call. The row is passed to the steps that read it
+/// rather than kept: keeping it copied every string and array of it for every user.
 private struct UserDecision {
-    let row: UserSettingsRow
+    /// The row's `updated_at`: its version.
+    let updatedAt: Instant?
     let now: Instant
     let zone: Zone
     let zones: ZoneDatabase
@@ -53,8 +56,8 @@ private struct UserDecision {
     var judgedUnusable = false
     var recordedIncomplete = false
 
-    init(row: UserSettingsRow, state: UserPlanState, now: Instant, zone: Zone, zones: ZoneDatabase) {
-        self.row = row
+    init(updatedAt: Instant?, state: UserPlanState, now: Instant, zone: Zone, zones: ZoneDatabase) {
+        self.updatedAt = updatedAt
         self.state = state
         self.now = now
         self.zone = zone
@@ -63,16 +66,16 @@ private struct UserDecision {
         self.planDate = today
     }
 
-    var version: RowVersion { RowVersion(updatedAt: row.updatedAt, state: state) }
+    var version: RowVersion { RowVersion(updatedAt: updatedAt, state: state) }
 
     // MARK: Scheduled run
 
     /// Section 2's scheduled reasons at D; nothing for a date on or before E.
-    mutating func scheduledRun() {
+    mutating func scheduledRun(_ row: UserSettingsRow) {
         guard let current = state.currentPlan else {
             // created: the first plan at once, from a complete, valid row.
-            guard !version.isRecordedAsUnusable, let live = judgeLiveRow(at: today) else { return }
-            regenerate(from: live, planDate: today, reasons: [.created], usedLiveRow: true)
+            guard !version.isRecordedAsUnusable, let live = judgeLiveRow(row, at: today) else { return }
+            regenerate(row, from: live, planDate: today, reasons: [.created], usedLiveRow: true)
             return
         }
         let lastEvaluated = state.lastEvaluatedDate ?? current.planDate
@@ -84,7 +87,7 @@ private struct UserDecision {
         var live: ValidSettings?
         var liveRowJudged = false
         if liveRowInEffect && version.isUnseen {
-            live = judgeLiveRow(at: today)
+            live = judgeLiveRow(row, at: today)
             liveRowJudged = true
         }
         var due = dueReasons(settingsChanged: live != nil, currentPlan: current, lastEvaluated: lastEvaluated,
@@ -92,13 +95,13 @@ private struct UserDecision {
         guard !due.isEmpty else { return }
         if liveRowInEffect && !liveRowJudged {
             // An already seen version, about to be used again: judged at this plan date.
-            live = judgeLiveRow(at: today)
+            live = judgeLiveRow(row, at: today)
             if let live {
                 due = dueReasons(settingsChanged: false, currentPlan: current, lastEvaluated: lastEvaluated,
                                  planDate: today, dateOfBirth: live.dateOfBirth)
             }
         }
-        regenerate(from: live ?? current.inputs.settings, planDate: today, reasons: due,
+        regenerate(row, from: live ?? current.inputs.settings, planDate: today, reasons: due,
                    usedLiveRow: live != nil)
     }
 
@@ -106,11 +109,11 @@ private struct UserDecision {
 
     /// The plan for max(D, E), recomputed now from the live row, judged (and recorded)
     /// again even if this version was recorded before.
-    mutating func manualRerun() {
+    mutating func manualRerun(_ row: UserSettingsRow) {
         let current = state.currentPlan
         let target = max(today, state.lastEvaluatedDate ?? today)
-        guard let live = judgeLiveRow(at: target) else {
-            scheduledRun()
+        guard let live = judgeLiveRow(row, at: target) else {
+            scheduledRun(row)
             return
         }
         var due: [DueReason]
@@ -123,7 +126,7 @@ private struct UserDecision {
             due = [.created]
         }
         due.append(.manualRerun)
-        regenerate(from: live, planDate: target, reasons: due, usedLiveRow: true)
+        regenerate(row, from: live, planDate: target, reasons: due, usedLiveRow: true)
     }
 
     // MARK: Steps
@@ -131,7 +134,7 @@ private struct UserDecision {
     /// Judges the live row at `date`. An incomplete or invalid version is recorded (once
     /// per version and rules version; the caller decides whether it was recorded before)
     /// and counts as seen; nil then.
-    mutating func judgeLiveRow(at date: LocalDate) -> ValidSettings? {
+    mutating func judgeLiveRow(_ row: UserSettingsRow, at date: LocalDate) -> ValidSettings? {
         switch judge(row, planDate: date, zones: zones) {
         case .valid(let settings):
             return settings
@@ -141,7 +144,7 @@ private struct UserDecision {
             rejections = failures
         }
         judgedUnusable = true
-        state.judgedUpdatedAt = row.updatedAt
+        state.judgedUpdatedAt = updatedAt
         state.judgedRulesVersion = rulesVersion
         markSeen()
         return nil
@@ -149,7 +152,7 @@ private struct UserDecision {
 
     /// Computes the plan; writes a history row (with its notification) only if it changed.
     /// E always advances, and the seen `updated_at` when the live row was used.
-    mutating func regenerate(from settings: ValidSettings, planDate: LocalDate, reasons: [DueReason],
+    mutating func regenerate(_ row: UserSettingsRow, from settings: ValidSettings, planDate: LocalDate, reasons: [DueReason],
                              usedLiveRow: Bool) {
         let current = state.currentPlan
         let plan = computePlan(from: settings, planDate: planDate, reasons: reasons, currentPlan: current)
@@ -162,26 +165,30 @@ private struct UserDecision {
 
         let earlierRows = current?.planDate == planDate ? state.historyRowsOnCurrentPlanDate : 0
         let entry = HistoryEntry(snapshot: plan, previous: current)
-        history = entry
         notification = planNotification(for: entry, userID: row.userID, sequence: earlierRows, createdAt: now,
                                         zone: zones.zone(named: plan.inputs.timezone) ?? zone,
                                         presentation: NotificationPresentation(locale: row.locale,
                                                                                unitSystem: row.unitSystem))
+        // Moved, not copied: a history entry holds two snapshots.
+        history = consume entry
         state.currentPlan = plan
         state.historyRowsOnCurrentPlanDate = earlierRows + 1
     }
 
     mutating func markSeen() {
-        guard let updatedAt = row.updatedAt else { return }
+        guard let updatedAt else { return }
         if let seen = state.seenUpdatedAt, seen >= updatedAt { return }
         state.seenUpdatedAt = updatedAt
     }
 
-    func evaluation() -> Evaluation {
-        var state = state
-        // A version that stays unseen waits for its midnight, which the next scheduled
-        // check includes (or never takes effect, `infinity`): no need to read it again.
-        state.scheduledUpdatedAt = RowVersion(updatedAt: row.updatedAt, state: state).isUnseen ? row.updatedAt : nil
+    /// A version that stays unseen waits for its midnight, which the next scheduled check
+    /// includes (or never takes effect, `infinity`): runs before that check need not read
+    /// the user again (`scheduledUpdatedAt`).
+    mutating func rememberWaitingVersion() {
+        state.scheduledUpdatedAt = version.isUnseen ? updatedAt : nil
+    }
+
+    func evaluation(_ row: UserSettingsRow) -> Evaluation {
         let outcome: Evaluation.Outcome
         if let history {
             outcome = history.previous == nil ? .created : .changed

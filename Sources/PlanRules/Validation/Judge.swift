@@ -13,7 +13,7 @@ public func judge(_ row: UserSettingsRow, planDate: LocalDate, zones: ZoneDataba
         if let message { rejections.append(FieldRejection(field: field, message: message)) }
     }
     reject(.dateOfBirth, dateOfBirthProblem(read.dateOfBirth, planDate: planDate))
-    let gender = read.gender.flatMap(Gender.init(rawValue:))
+    let gender = read.gender.flatMap(Gender.init(rowText:))
     reject(.gender, gender == nil ? ValidationMessage.gender : nil)
     reject(.heightCm, boundsProblem(read.heightTenthsCm, ValidationBounds.heightTenthsCm,
                                     tooSmall: ValidationMessage.heightTooSmall,
@@ -24,9 +24,9 @@ public func judge(_ row: UserSettingsRow, planDate: LocalDate, zones: ZoneDataba
     reject(.targetWeightKg, boundsProblem(read.targetWeightTenthsKg, ValidationBounds.weightTenthsKg,
                                           tooSmall: ValidationMessage.targetWeightTooSmall,
                                           tooLarge: ValidationMessage.targetWeightTooLarge))
-    let goal = read.primaryGoal.flatMap(PrimaryGoal.init(rawValue:))
+    let goal = read.primaryGoal.flatMap(PrimaryGoal.init(rowText:))
     reject(.primaryGoal, goal == nil ? ValidationMessage.primaryGoal : nil)
-    let activity = read.activityLevel.flatMap(ActivityLevel.init(rawValue:))
+    let activity = read.activityLevel.flatMap(ActivityLevel.init(rowText:))
     reject(.activityLevel, activity == nil ? ValidationMessage.activityLevel : nil)
     reject(.timezone, zones.isKnown(read.timezone) ? nil : ValidationMessage.unknownTimeZone(read.timezone))
     reject(.mealsPerDay, boundsProblem(read.mealsPerDay, ValidationBounds.mealsPerDay,

@@ -31,5 +31,36 @@ public enum CopyKey: String, CaseIterable, Sendable {
     case fluidOunces = "unit.fluid_ounces"
 }
 
-/// One locale's copy: a template for every `CopyKey`.
+/// One locale's copy: a template for every `CopyKey`. Written as a dictionary to read
+/// well; the notifications fill `CopyTemplate`s compiled from it once.
 public typealias CopyTable = [CopyKey: String]
+
+extension CopyKey {
+    /// The key's place in `allCases`: where its compiled template is in a locale's
+    /// `CopyLocale.templates` (an array, so a lookup hashes nothing).
+    var ordinal: Int {
+        switch self {
+        case .planCreatedTitle: 0
+        case .planCreatedBody: 1
+        case .toMaintenanceTitle: 2
+        case .toMaintenanceBody: 3
+        case .toMaintenanceAtFloorBody: 4
+        case .toDeficitTitle: 5
+        case .toDeficitBody: 6
+        case .targetsUpdatedTitle: 7
+        case .targetsUpdatedBody: 8
+        case .caloriesChange: 9
+        case .proteinChange: 10
+        case .waterChange: 11
+        case .listSeparator: 12
+        case .grams: 13
+        case .milliliters: 14
+        case .fluidOunces: 15
+        }
+    }
+}
+
+/// The placeholder names the templates use (see `CopyKey`).
+enum CopyPlaceholder: String, CaseIterable, Sendable {
+    case calories, protein, water, changes, before, after, delta, value
+}

@@ -1,87 +1,136 @@
-import Foundation
-
 /// Fills the copy templates of a `NotificationPresentation`: numbers written the user's
-/// way, water converted for imperial users.
+/// way, water converted for imperial users. A filled template is built as UTF-8 bytes,
+/// every piece and number appended to one array, and becomes a String once: no string
+/// per number or per unit, and none of the flag bookkeeping a String does per append.
 struct LocalizedCopy {
     let presentation: NotificationPresentation
-    let table: CopyTable
+    private let templates: [CopyTemplate]
 
     init(_ presentation: NotificationPresentation) {
         self.presentation = presentation
-        table = presentation.copy.table
+        templates = presentation.copy.templates
     }
 
-    /// The template `key` with its placeholders filled.
-    func text(_ key: CopyKey, _ values: KeyValuePairs<String, String> = [:]) -> String {
-        fill(table[key]!, values)
+    /// Appends the value of one placeholder to the bytes being filled; false when it has
+    /// none (the placeholder then stays `{name}`).
+    typealias Values = (CopyPlaceholder, inout [UInt8]) -> Bool
+
+    /// The template `key` with its placeholders filled by `values`.
+    func text(_ key: CopyKey, _ values: Values = { _, _ in false }) -> String {
+        let template = templates[key.ordinal]
+        if let plainText = template.plainText { return plainText }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(template.textByteCount + 24 * template.pieces.count)
+        append(template, to: &bytes, values)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the template `key`, its placeholders filled by `values`.
+    func append(_ key: CopyKey, to bytes: inout [UInt8], _ values: Values = { _, _ in false }) {
+        append(templates[key.ordinal], to: &bytes, values)
+    }
+
+    private func append(_ template: CopyTemplate, to bytes: inout [UInt8], _ values: Values) {
+        for piece in template.pieces {
+            switch piece {
+            case .text(let literal):
+                bytes.append(contentsOf: literal)
+            case .placeholder(let name):
+                if !values(name, &bytes) { bytes.append(contentsOf: "{\(name.rawValue)}".utf8) }
+            }
+        }
     }
 
     /// `1975` as the user reads it: `1,975`, `1.975`, `1975`, `1 975`.
     func number(_ value: Int) -> String {
-        presentation.numbers?.format(value) ?? groupedThousands(value)
+        var bytes: [UInt8] = []
+        appendNumber(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    func appendNumber(_ value: Int, to bytes: inout [UInt8]) {
+        if let numbers = presentation.numbers {
+            numbers.append(value, toUTF8: &bytes)
+        } else {
+            ThousandsGrouping.comma.append(value, toUTF8: &bytes)
+        }
     }
 
     /// A change with its sign always written, `+` or U+2212 as in section 7: `+150`, `−1.500`, `0`.
-    func signedNumber(_ value: Int) -> String {
-        value > 0 ? "+" + number(value) : number(value)
+    func appendSignedNumber(_ value: Int, to bytes: inout [UInt8]) {
+        if value > 0 { bytes.append(UInt8(ascii: "+")) }
+        appendNumber(value, to: &bytes)
     }
 
     /// `130 g`.
-    func grams(_ value: Int) -> String { text(.grams, ["value": number(value)]) }
+    func appendGrams(_ value: Int, to bytes: inout [UInt8]) {
+        append(.grams, to: &bytes) { name, bytes in
+            guard name == .value else { return false }
+            appendNumber(value, to: &bytes)
+            return true
+        }
+    }
 
     /// Water in the user's units: millilitres, or US fluid ounces for imperial users.
-    func water(_ milliliters: Int) -> String {
-        switch presentation.units {
-        case .metric: text(.milliliters, ["value": number(milliliters)])
-        case .imperial: text(.fluidOunces, ["value": number(Self.fluidOunces(milliliters))])
+    func appendWater(_ milliliters: Int, to bytes: inout [UInt8]) {
+        let (unit, value) = switch presentation.units {
+        case .metric: (CopyKey.milliliters, milliliters)
+        case .imperial: (CopyKey.fluidOunces, Self.fluidOunces(milliliters))
+        }
+        append(unit, to: &bytes) { name, bytes in
+            guard name == .value else { return false }
+            appendNumber(value, to: &bytes)
+            return true
         }
     }
 
     /// One changed target: `Calories 1,850 → 1,700 (−150)`, `Protein 140 g → 135 g (−5 g)`.
     /// Imperial water shows the rounded before and after and their difference.
-    func change(_ key: CopyKey, before: Int, after: Int) -> String {
+    func appendChange(_ key: CopyKey, before: Int, after: Int, to bytes: inout [UInt8]) {
         switch key {
         case .caloriesChange:
-            return text(key, ["before": number(before), "after": number(after), "delta": signedNumber(after - before)])
+            appendChange(key, before, after, unit: nil, to: &bytes)
         case .proteinChange:
-            return change(key, before, after, unit: .grams)
+            appendChange(key, before, after, unit: .grams, to: &bytes)
         default:
-            guard presentation.units == .imperial else { return change(key, before, after, unit: .milliliters) }
-            return change(key, Self.fluidOunces(before), Self.fluidOunces(after), unit: .fluidOunces)
+            guard presentation.units == .imperial else {
+                return appendChange(key, before, after, unit: .milliliters, to: &bytes)
+            }
+            appendChange(key, Self.fluidOunces(before), Self.fluidOunces(after), unit: .fluidOunces, to: &bytes)
         }
     }
 
-    private func change(_ key: CopyKey, _ before: Int, _ after: Int, unit: CopyKey) -> String {
-        func withUnit(_ value: String) -> String { text(unit, ["value": value]) }
-        return text(key, ["before": withUnit(number(before)), "after": withUnit(number(after)),
-                          "delta": withUnit(signedNumber(after - before))])
+    /// `key` with `{before}`, `{after}` and the signed `{delta}`, each in `unit`'s template
+    /// when there is one.
+    private func appendChange(_ key: CopyKey, _ before: Int, _ after: Int, unit: CopyKey?, to bytes: inout [UInt8]) {
+        append(key, to: &bytes) { name, bytes in
+            let value: Int
+            let signed: Bool
+            switch name {
+            case .before: (value, signed) = (before, false)
+            case .after: (value, signed) = (after, false)
+            case .delta: (value, signed) = (after - before, true)
+            default: return false
+            }
+            func write(_ bytes: inout [UInt8]) {
+                if signed { appendSignedNumber(value, to: &bytes) } else { appendNumber(value, to: &bytes) }
+            }
+            guard let unit else {
+                write(&bytes)
+                return true
+            }
+            append(unit, to: &bytes) { name, bytes in
+                guard name == .value else { return false }
+                write(&bytes)
+                return true
+            }
+            return true
+        }
     }
 
     /// US fluid ounces, `round(ml / 29.5735295625)` with halves away from zero, exactly:
     /// 29.5735295625 ml is 295,735,295,625 / 10^10.
     static func fluidOunces(_ milliliters: Int) -> Int {
         roundHalfAwayFromZero(milliliters * 10_000_000_000, over: 295_735_295_625)
-    }
-
-    /// `template` with each `{name}` replaced by its value (names not given stay as they
-    /// are). Walks the UTF-8 bytes: a notification fills several templates, and a
-    /// character-by-character search cost a third of evaluating a user.
-    private func fill(_ template: String, _ values: KeyValuePairs<String, String>) -> String {
-        let utf8 = template.utf8
-        var result = ""
-        result.reserveCapacity(utf8.count + 24)
-        var copiedUpTo = utf8.startIndex
-        var index = utf8.startIndex
-        while let open = utf8[index...].firstIndex(of: UInt8(ascii: "{")) {
-            guard let close = utf8[open...].firstIndex(of: UInt8(ascii: "}")) else { break }
-            let name = utf8[utf8.index(after: open)..<close]
-            index = utf8.index(after: close)
-            guard let value = values.first(where: { $0.key.utf8.elementsEqual(name) })?.value else { continue }
-            result += template[copiedUpTo..<open]
-            result += value
-            copiedUpTo = index
-        }
-        result += template[copiedUpTo...]
-        return result
     }
 }

@@ -1,0 +1,70 @@
+/// A copy template split once into its literal text and its placeholders, so filling it
+/// appends pieces to one buffer of UTF-8 bytes: re-scanning every template for `{name}` on each
+/// notification, and looking its values up by name, cost a sixth of evaluating a user.
+///
+/// The split reads the template as the fill always has: from each `{` to the next `}`
+/// is a placeholder when the name between them is a `CopyPlaceholder`; anything else
+/// (an unknown name, a `{` without a `}`) is text. A placeholder the caller writes no
+/// value for stays `{name}`.
+struct CopyTemplate: Sendable {
+    enum Piece: Sendable {
+        /// UTF-8 bytes: appended to the bytes being filled (`LocalizedCopy`).
+        case text([UInt8])
+        case placeholder(CopyPlaceholder)
+    }
+
+    let pieces: [Piece]
+    /// The whole template when it has no placeholder (titles, the list separator): the
+    /// text is then that string itself, not a copy.
+    let plainText: String?
+    /// UTF-8 bytes of the text pieces, to reserve the filled string's storage once.
+    let textByteCount: Int
+
+    init(_ template: String) {
+        let utf8 = template.utf8
+        var pieces: [Piece] = []
+        var copiedUpTo = utf8.startIndex
+        var index = utf8.startIndex
+        func text(_ range: Range<String.Index>) {
+            if !range.isEmpty { pieces.append(.text(Array(template[range].utf8))) }
+        }
+        while let open = utf8[index...].firstIndex(of: UInt8(ascii: "{")) {
+            guard let close = utf8[open...].firstIndex(of: UInt8(ascii: "}")) else { break }
+            index = utf8.index(after: close)
+            guard let name = CopyPlaceholder(rawValue: String(template[utf8.index(after: open)..<close])) else { continue }
+            text(copiedUpTo..<open)
+            pieces.append(.placeholder(name))
+            copiedUpTo = index
+        }
+        text(copiedUpTo..<utf8.endIndex)
+        self.pieces = pieces
+        plainText = pieces.contains { if case .placeholder = $0 { true } else { false } } ? nil : template
+        textByteCount = pieces.reduce(0) { count, piece in
+            if case .text(let bytes) = piece { count + bytes.count } else { count }
+        }
+    }
+}
+
+extension CopyLocale {
+    /// This locale's templates, compiled once, at `CopyKey.ordinal`.
+    var templates: [CopyTemplate] {
+        switch self {
+        case .enUS: Self.enUSTemplates
+        case .deDE: Self.deDETemplates
+        case .esES: Self.esESTemplates
+        case .frFR: Self.frFRTemplates
+        }
+    }
+
+    private static let enUSTemplates = compile(enUSTable)
+    private static let deDETemplates = compile(deDETable)
+    private static let esESTemplates = compile(esESTable)
+    private static let frFRTemplates = compile(frFRTable)
+
+    private static func compile(_ table: CopyTable) -> [CopyTemplate] {
+        CopyKey.allCases.map { key in
+            precondition(CopyKey.allCases[key.ordinal] == key, "CopyKey.ordinal is out of step with allCases")
+            return CopyTemplate(table[key]!)
+        }
+    }
+}
