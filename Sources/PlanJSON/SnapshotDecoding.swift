@@ -27,10 +27,7 @@ extension Snapshot {
     /// A stored plan as the database returns it (`plan_history.snapshot::text`), read in
     /// place, without copying the text into an array first.
     public init(json text: String) throws(SnapshotDecodingError) {
-        var text = text
-        self = try text.withUTF8 { bytes in
-            Result { () throws(SnapshotDecodingError) in try Snapshot(json: bytes) }
-        }.get()
+        try self.init(json: text.utf8)
     }
 
     /// Any bytes (`[UInt8]`, a slice): inlined into the caller, so that it costs no generic

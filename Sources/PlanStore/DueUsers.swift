@@ -44,8 +44,7 @@ extension PlanStore {
             """
             SELECT CASE WHEN count(*) = cardinality(\(partitions)::int[])
                    THEN \(sql: microseconds("min(settings_watermark)")) END AS oldest,
-                   EXISTS (SELECT FROM plan_state WHERE rules_version < \(bind: rulesVersion)
-                                                     OR rules_version > \(bind: rulesVersion)) AS other_rules
+                   EXISTS (SELECT FROM plan_state WHERE \(sql: Self.underOtherRules(rulesVersion))) AS other_rules
             FROM plan_watermarks WHERE partition = ANY(\(partitions)::int[])
             """, purpose: "reading change watermarks").singleRow()
         return SelectionStart(oldestWatermark: try row.optionalInt64("oldest").map(Instant.init(microsecondsSinceEpoch:)),

@@ -62,8 +62,14 @@ extension PlanStore {
         """
         (rules_version = \(bind: rulesVersion) AND next_check_at <= \(asOf)::timestamptz \
         OR rules_version IS NULL AND next_check_at <= \(asOf)::timestamptz \
-        OR rules_version < \(bind: rulesVersion) OR rules_version > \(bind: rulesVersion))
+        OR \(sql: underOtherRules(rulesVersion)))
         """
+    }
+
+    /// `plan_state` rows of a plan under another rules version than `rulesVersion`: the
+    /// index ranges before and after it (not `<>`, which no index serves).
+    static func underOtherRules(_ rulesVersion: String) -> SQLQuery {
+        "(rules_version < \(bind: rulesVersion) OR rules_version > \(bind: rulesVersion))"
     }
 
     /// The users due at `asOf` (of `partitions`, or all), those due for longer than

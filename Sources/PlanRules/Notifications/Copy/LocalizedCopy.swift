@@ -64,9 +64,17 @@ struct LocalizedCopy {
 
     /// `130 g`.
     func appendGrams(_ value: Int, to bytes: inout [UInt8]) {
-        append(.grams, to: &bytes) { name, bytes in
+        append(value, in: .grams, to: &bytes)
+    }
+
+    /// `value`, signed or not, written into the unit template `unit` (`{value} g`) or bare.
+    private func append(_ value: Int, signed: Bool = false, in unit: CopyKey?, to bytes: inout [UInt8]) {
+        guard let unit else {
+            return signed ? appendSignedNumber(value, to: &bytes) : appendNumber(value, to: &bytes)
+        }
+        append(unit, to: &bytes) { name, bytes in
             guard name == .value else { return false }
-            appendNumber(value, to: &bytes)
+            append(value, signed: signed, in: nil, to: &bytes)
             return true
         }
     }
@@ -77,11 +85,7 @@ struct LocalizedCopy {
         case .metric: (CopyKey.milliliters, milliliters)
         case .imperial: (CopyKey.fluidOunces, Self.fluidOunces(milliliters))
         }
-        append(unit, to: &bytes) { name, bytes in
-            guard name == .value else { return false }
-            appendNumber(value, to: &bytes)
-            return true
-        }
+        append(value, in: unit, to: &bytes)
     }
 
     /// One changed target: `Calories 1,850 → 1,700 (−150)`, `Protein 140 g → 135 g (−5 g)`.
@@ -112,18 +116,7 @@ struct LocalizedCopy {
             case .delta: (value, signed) = (after - before, true)
             default: return false
             }
-            func write(_ bytes: inout [UInt8]) {
-                if signed { appendSignedNumber(value, to: &bytes) } else { appendNumber(value, to: &bytes) }
-            }
-            guard let unit else {
-                write(&bytes)
-                return true
-            }
-            append(unit, to: &bytes) { name, bytes in
-                guard name == .value else { return false }
-                write(&bytes)
-                return true
-            }
+            append(value, signed: signed, in: unit, to: &bytes)
             return true
         }
     }
