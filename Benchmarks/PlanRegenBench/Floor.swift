@@ -10,8 +10,16 @@ import Synchronization
 ///
 /// Measured in as many streams as the job had workers (the fair floor: a job with two
 /// workers uses both cores of the database host as well), each stream loading its share
-/// of every table on a connection of its own; the median of `repeats` loads.
+/// of every table and reading its range of users' input on a connection of its own; the
+/// median of `repeats` loads.
 struct Floor {
+    /// Input rows the run read: `select` (a constant of this program, without WHERE),
+    /// read by each stream for its range of `userColumn`.
+    struct Input {
+        var select: String
+        var userColumn: String
+    }
+
     /// A table the run wrote, and which of its rows are the run's.
     struct Output {
         var table: String
@@ -28,10 +36,15 @@ struct Floor {
     var cpuSeconds: Double?
 
     /// Dumps `outputs` to files in `folder` (which the server must be able to write),
-    /// then times loading them and reading `inputs` (SQL queries) once, `repeats` times.
-    static func measure(database: BenchDatabase, outputs: [Output], inputs: [String], folder: String,
+    /// then times loading them and reading `inputs` once, `repeats` times.
+    static func measure(database: BenchDatabase, outputs: [Output], inputs: [Input], folder: String,
                         streams: Int, repeats: Int) throws -> Floor {
         let connection = database.connection
+        let users = try connection.query("SELECT min(user_id) AS low, max(user_id) AS high FROM user_settings",
+                                         purpose: "finding the range of user ids").singleRow()
+        let (low, high) = (try users.int64("low"), try users.int64("high"))
+        let perStream = (high - low) / Int64(streams) + 1
+        let ranges = (0..<Int64(streams)).map { low + $0 * perStream...min(high, low + ($0 + 1) * perStream - 1) }
         var rowsLoaded = 0
         for output in outputs {
             for share in 0..<streams {
@@ -61,8 +74,8 @@ struct Floor {
             let started = DispatchTime.now()
             WorkerThreads.run(count: streams, name: "floor") { share in
                 do {
-                    try stream(conninfo: conninfo, outputs: outputs, share: share,
-                               inputs: share == 0 ? inputs : [], folder: folder)
+                    try stream(conninfo: conninfo, outputs: outputs, share: share, inputs: inputs,
+                               users: ranges[share], folder: folder)
                 } catch {
                     failure.withLock { $0 = $0 ?? error }
                 }
@@ -80,9 +93,10 @@ struct Floor {
         return Floor(seconds: median.seconds, streams: streams, rowsLoaded: rowsLoaded, cpuSeconds: median.cpu)
     }
 
-    /// Loads `share` of every output and reads every input, on a connection of its own.
-    private static func stream(conninfo: String, outputs: [Output], share: Int, inputs: [String],
-                               folder: String) throws {
+    /// Loads `share` of every output and reads the input rows of `users`, on a connection
+    /// of its own.
+    private static func stream(conninfo: String, outputs: [Output], share: Int, inputs: [Input],
+                               users: ClosedRange<Int64>, folder: String) throws {
         let loader = try PostgresConnection(conninfo: conninfo)
         for output in outputs {
             try loader.executeScript(
@@ -90,7 +104,11 @@ struct Floor {
                 purpose: "loading \(output.table) for the floor")
         }
         for input in inputs {
-            try loader.executeScript("COPY (\(input)) TO '/dev/null'", purpose: "reading the input once")
+            try loader.executeScript(
+                """
+                COPY (\(input.select) WHERE \(input.userColumn) BETWEEN \(users.lowerBound) AND \(users.upperBound))
+                TO '/dev/null'
+                """, purpose: "reading the input once")
         }
     }
 }

@@ -132,11 +132,11 @@ struct PlanRegenBench: ParsableCommand {
         }
         let workers = WorkerThreads.defaultCount
         let defaults = "no flags (\(workers) workers)"
-        let input = """
+        let input = Floor.Input(select: """
             SELECT user_id, date_of_birth, gender, height_cm, current_weight_kg, target_weight_kg, primary_goal,
                    target_date, activity_level, dietary_preferences, allergies, meals_per_day, timezone,
                    onboarding_completed, updated_at FROM user_settings
-            """
+            """, userColumn: "user_id")
 
         if users <= 200_000 || rulesOnly {
             let rules = try RulesOnly.measure(database: database, users: users, at: Self.t0, zones: zones)
@@ -183,8 +183,15 @@ struct PlanRegenBench: ParsableCommand {
                 rulesRuns += try job.run([runArgs(Self.t0.adding(seconds: day * 86_400))])
                 lastRulesRun = try database.count("SELECT max(run_id)::int AS n FROM plan_runs")
             }
+            // Its input is also every user's state and current plan (the history row the
+            // state points at: sql/0005 moved the plan out of plan_state).
+            let states = Floor.Input(select: """
+                SELECT s.*, h.snapshot FROM plan_state s
+                LEFT JOIN plan_history h ON h.user_id = s.user_id AND h.plan_date = s.plan_date
+                                        AND h.seq = s.history_rows_on_plan_date - 1
+                """, userColumn: "s.user_id")
             let floor = try Floor.measure(database: database, outputs: Self.outputs(ofRun: lastRulesRun),
-                                          inputs: [input, "SELECT * FROM plan_state"], folder: scratch,
+                                          inputs: [input, states], folder: scratch,
                                           streams: workers, repeats: repeats)
             report.add(Report.Row(scenario: "rules-change run (everyone due)", users: users, config: defaults,
                                   runs: rulesRuns, floor: floor))

@@ -30,6 +30,14 @@ extension NightlyRunner {
     /// the binary is deployed, and a manual rerun when ops ask: none has a midnight.
     static let reasonsDueAtMidnight: Set<DueReason> = [.settingsChanged, .phaseSwitch, .birthday]
 
+    /// A history row's `previous`: the current plan as it was read when it is that plan
+    /// (in a run it always is), which spares encoding it again; otherwise encoded.
+    private func previousJSON(_ previous: Snapshot?, of user: LoadedUser) -> [UInt8]? {
+        guard let previous else { return nil }
+        if let stored = user.currentPlanJSON, previous == user.state?.currentPlan { return stored }
+        return previous.storageJSONBytes()
+    }
+
     private func record(_ evaluation: Evaluation, of user: LoadedUser, into outcome: inout BatchOutcome,
                         options: RunOptions, manual: Bool, logger: Logger) {
         /// The logger of lines about this user (made only for one: most users log nothing).
@@ -78,7 +86,7 @@ extension NightlyRunner {
                 userID: user.userID, planDate: history.planDate,
                 seq: evaluation.newState.historyRowsOnCurrentPlanDate - 1,
                 reasons: history.reasons.map(\.rawValue), snapshotJSON: history.snapshot.storageJSONBytes(),
-                previousJSON: history.previous?.storageJSONBytes(), diffJSON: diffJSON ?? [],
+                previousJSON: previousJSON(history.previous, of: user), diffJSON: diffJSON ?? [],
                 rulesVersion: history.snapshot.rulesVersion))
         }
         var notificationLine: String? = nil

@@ -12,6 +12,10 @@ public struct LoadedUser: Sendable {
     /// unchanged state row.
     public var storedNextCheck: Instant?
     public var storedRulesVersion: String?
+    /// The current plan as stored (`plan_history.snapshot` as jsonb's text): a new history
+    /// row's `previous` is this plan, so it is written back as it came instead of encoded
+    /// again from `state.currentPlan`.
+    public var currentPlanJSON: [UInt8]?
 }
 
 extension PlanStore {
@@ -113,8 +117,9 @@ extension PlanStore {
         }
         if try r.bool(c.hasState) {
             var state = UserPlanState()
-            if let json = try r.optionalString(c.snapshot) {
+            if let json = try r.optionalBytes(c.snapshot) {
                 state.currentPlan = try currentPlan(json: json, userID: userID)
+                user.currentPlanJSON = json
             }
             state.historyRowsOnCurrentPlanDate = try r.int(c.historyRowsOnPlanDate)
             state.lastEvaluatedDate = try r.optionalString(c.lastEvaluatedDate).flatMap { LocalDate(iso8601: $0) }
@@ -129,7 +134,7 @@ extension PlanStore {
         return user
     }
 
-    private func currentPlan(json: String, userID: Int64) throws -> Snapshot {
+    private func currentPlan(json: [UInt8], userID: Int64) throws -> Snapshot {
         do {
             return try Snapshot(json: json)
         } catch {

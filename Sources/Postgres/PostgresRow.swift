@@ -24,6 +24,12 @@ public struct PostgresRow {
         try text(column).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// The value's text as bytes, unvalidated (nil for NULL): for text passed on as it came,
+    /// such as JSON written back unchanged.
+    public func optionalBytes(_ column: some PostgresColumnReference) throws -> [UInt8]? {
+        try text(column).map { Array($0) }
+    }
+
     public func int64(_ column: some PostgresColumnReference) throws -> Int64 {
         try required(optionalInt64(column), column, "Int64")
     }

@@ -96,6 +96,50 @@ import Testing
         }
     }
 
+    /// sql/0010: a row with a previous plan (about 2.3 kB) is compressed with lz4, which keeps
+    /// it in the partition's own pages; with pglz it was compressed poorly and moved to the
+    /// TOAST table. It holds for a partition made before the migration and for one made after.
+    @Test func historyRowsWithAPreviousPlanAreCompressedWithLZ4AndStayInline() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            let migrator = Migrator(connection: connection)
+            let before0010 = Migration.planRegen.filter { $0.name < "0010" }
+            try migrator.apply(Migration.reference + before0010)
+            try PlanStore(connection: connection).ensureHistoryPartitions(for: [LocalDate(year: 2026, month: 3, day: 2)])
+            try migrator.apply(Migration.planRegen.filter { $0.name >= "0010" })
+            try PlanStore(connection: connection).ensureHistoryPartitions(for: [LocalDate(year: 2026, month: 4, day: 2)])
+
+            // The first example of the rule book, written as the job writes a rules-change row.
+            let snapshot = #"""
+                {"rules_version": "2026.1", "plan_date": "2026-03-02", "reasons": ["created"], "inputs": {"date_of_birth": "1993-06-15", "age": 32, "gender": "male", "height_cm": 178.0, "weight_kg_reported": 82.0, "weight_kg_basis": 82.0, "primary_goal": "lose_weight", "activity_level": "moderately_active", "target_weight_kg": 75.0, "target_date": "2026-09-01", "dietary_preferences": [], "allergies": [], "meals_per_day": 3, "timezone": "Europe/Berlin", "settings_updated_at": "2026-03-01T09:00:00.000000Z"}, "targets": {"bmr": 1778, "tdee": 2755, "calories": 2255, "protein_g": 164, "fat_g": 82, "carbs_g": 215, "water_ml": 2870}, "phase": {"phase": "deficit", "cycle_start_date": "2026-03-02", "phase_day": 0, "next_phase_switch_date": "2026-03-16"}, "projection": {"weekly_rate_kg": 0.227, "estimated_weeks": 31, "projected_date": "2026-10-05", "recommended_target_date": null}, "flags": []}
+                """#
+            try connection.execute(
+                """
+                INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot, previous, diff,
+                                          rules_version)
+                SELECT 7, day, 0, now(), 2, '{rules_changed}', \(bind: snapshot)::jsonb,
+                       jsonb_set(\(bind: snapshot)::jsonb, '{rules_version}', '"2025.9"'),
+                       '[{"path": "rules_version", "before": "2025.9", "after": "2026.1"}]', '2026.1'
+                FROM unnest(ARRAY['2026-03-02', '2026-04-02']::date[]) AS day
+                """, purpose: "test: two rows with a previous plan")
+            let rows = try connection.query(
+                """
+                SELECT tableoid::regclass::text AS part, pg_column_compression(snapshot) AS snapshot,
+                       pg_column_compression(previous) AS previous, pg_column_size(h.*) AS bytes,
+                       (SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = h.tableoid) AS toast_bytes
+                FROM plan_history h ORDER BY plan_date
+                """, purpose: "test: how the rows are stored")
+            #expect(rows.count == 2)
+            for row in rows {
+                let part = try row.string("part"), bytes = try row.int("bytes")
+                #expect(try row.optionalString("previous") == "lz4", "\(part)")
+                #expect(try [nil, "lz4"].contains(row.optionalString("snapshot")), "\(part)")
+                #expect(bytes < 2032, "\(part): \(bytes) bytes")
+                #expect(try row.int("toast_bytes") == 0, "\(part)")
+            }
+        }
+    }
+
     /// Workers and overlapping runs may ask for the same new month at the same moment:
     /// every call succeeds and the month has one partition.
     @Test func sessionsAskingForTheSameNewMonthAtOnceAllSucceed() throws {
