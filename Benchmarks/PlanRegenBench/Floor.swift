@@ -44,7 +44,12 @@ struct Floor {
                                          purpose: "finding the range of user ids").singleRow()
         let (low, high) = (try users.int64("low"), try users.int64("high"))
         let perStream = (high - low) / Int64(streams) + 1
-        let ranges = (0..<Int64(streams)).map { low + $0 * perStream...min(high, low + ($0 + 1) * perStream - 1) }
+        // Contiguous ranges; with fewer users than streams the last ones start past `high`
+        // and read nothing.
+        let ranges = (0..<Int64(streams)).map { share in
+            let first = low + share * perStream
+            return first...max(first, min(high, first + perStream - 1))
+        }
         var rowsLoaded = 0
         for output in outputs {
             for share in 0..<streams {

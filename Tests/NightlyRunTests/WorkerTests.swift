@@ -39,9 +39,9 @@ import Testing
         ).map { try $0.string(0) }
     }
 
-    /// A history row's `previous` is the user's plan before it, exactly as stored: the job
-    /// writes back the text it read rather than encoding the plan again. Checked for
-    /// batches written by COPY (240 users in one) and by single statements (7 users each).
+    /// A history row's `previous` is the user's plan before it, as stored (the job writes
+    /// back the text it read, not a new encoding of the decoded plan), for batches written
+    /// by COPY (240 users in one) and by single statements (7 users each).
     @Test func everyPreviousIsTheStoredPlanBeforeIt() throws {
         let t0 = try #require(Instant(rfc3339: "2026-05-01T00:30:00Z"))
         for batchSize in [240, 7] {
