@@ -30,12 +30,13 @@ extension NightlyRunner {
     /// the binary is deployed, and a manual rerun when ops ask: none has a midnight.
     static let reasonsDueAtMidnight: Set<DueReason> = [.settingsChanged, .phaseSwitch, .birthday]
 
-    /// A history row's `previous`: the current plan as it was read when it is that plan
-    /// (in a run it always is), which spares encoding it again; otherwise encoded.
+    /// A history row's `previous`: the plan the user was loaded with (`evaluate`
+    /// regenerates once, from that plan), written back as its stored text rather than
+    /// encoded again; encoded only for a user loaded without that text.
     private func previousJSON(_ previous: Snapshot?, of user: LoadedUser) -> [UInt8]? {
         guard let previous else { return nil }
-        if let stored = user.currentPlanJSON, previous == user.state?.currentPlan { return stored }
-        return previous.storageJSONBytes()
+        assert(previous == user.state?.currentPlan, "a history row's previous is the loaded plan")
+        return user.currentPlanJSON ?? previous.storageJSONBytes()
     }
 
     private func record(_ evaluation: Evaluation, of user: LoadedUser, into outcome: inout BatchOutcome,

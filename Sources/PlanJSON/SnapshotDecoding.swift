@@ -24,8 +24,8 @@ extension Snapshot {
         try self.init(jsonValue: value)
     }
 
-    /// A stored plan as the database returns it (`plan_history.snapshot::text`), read in
-    /// place, without copying the text into an array first.
+    /// JSON text (a stored plan as `snapshot::text` returns it, an example's line), read
+    /// in place, without copying the text into an array first.
     public init(json text: String) throws(SnapshotDecodingError) {
         try self.init(json: text.utf8)
     }
