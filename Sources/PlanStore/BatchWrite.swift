@@ -151,7 +151,7 @@ extension PlanStore {
             try copyNewStates(batch.states, runID: runID)
         }
         if batch.states.contains(where: { !$0.isNew }) {
-            _ = try conn.pipelined([stateUpsert(batch.states.filter { !$0.isNew }, runID: runID)])
+            try updateStates(batch.states.filter { !$0.isNew }, runID: runID)
         }
         if !batch.rejections.isEmpty {
             try conn.copyIn(
@@ -270,6 +270,33 @@ extension PlanStore {
         return batch.outbox.isEmpty ? nil : try results.last!.singleRow().int64("batch_id")
     }
 
+    /// Rewrites the `plan_state` rows of users loaded with one (a rules-change run writes a
+    /// million): a plain `UPDATE … FROM unnest(…)`. Measured against the upsert below on
+    /// a million rows in batches of 2,000, it costs the server 10–15% less: no
+    /// speculative-insertion check and no tuple lock (with its WAL record) before each
+    /// update. Should a row have gone meanwhile (only a DELETE outside plan-regen can do
+    /// that: an erasure waits for the batch's partitions), the upsert writes the batch's
+    /// states again, so the batch never loses one.
+    private func updateStates(_ states: [StateWrite], runID: Int64) throws {
+        let updated = try connection.pipelined([(
+            """
+            UPDATE plan_state p SET
+                plan_date = u.plan_date, rules_version = u.rules_version,
+                history_rows_on_plan_date = u.history_rows_on_plan_date,
+                last_evaluated_date = u.last_evaluated_date, seen_updated_at = u.seen_updated_at,
+                judged_updated_at = u.judged_updated_at, judged_rules_version = u.judged_rules_version,
+                scheduled_updated_at = u.scheduled_updated_at, next_check_at = u.next_check_at,
+                updated_by_run = \(runID)
+            FROM \(sql: Self.stateColumns(states)) AS u(user_id, plan_date, rules_version, history_rows_on_plan_date,
+                last_evaluated_date, seen_updated_at, judged_updated_at, judged_rules_version,
+                scheduled_updated_at, next_check_at)
+            WHERE p.user_id = u.user_id
+            """, "updating \(states.count) plan_state rows")])[0].affectedRows
+        if updated != states.count {
+            _ = try connection.pipelined([stateUpsert(states, runID: runID)])
+        }
+    }
+
     /// Replaces (or inserts) the `plan_state` rows of `states`: one `INSERT … SELECT FROM
     /// unnest(…) ON CONFLICT DO UPDATE` with a column array per field. No staging table:
     /// a temporary table is session state a pooler does not keep, DDL in every batch, and
@@ -279,15 +306,7 @@ extension PlanStore {
             INSERT INTO plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date,
                                     last_evaluated_date, seen_updated_at, judged_updated_at,
                                     judged_rules_version, scheduled_updated_at, next_check_at, updated_by_run)
-            SELECT u.*, \(runID)::bigint
-            FROM unnest(\(states.map(\.userID))::bigint[], \(states.map { $0.planDate?.postgresText })::date[],
-                        \(states.map(\.rulesVersion))::text[], \(states.map(\.historyRowsOnPlanDate))::int[],
-                        \(states.map { $0.lastEvaluatedDate?.postgresText })::date[],
-                        \(states.map { $0.seenUpdatedAt?.postgresText })::timestamptz[],
-                        \(states.map { $0.judgedUpdatedAt?.postgresText })::timestamptz[],
-                        \(states.map(\.judgedRulesVersion))::text[],
-                        \(states.map { $0.scheduledUpdatedAt?.postgresText })::timestamptz[],
-                        \(states.map { $0.nextCheckAt?.postgresText })::timestamptz[]) AS u
+            SELECT u.*, \(runID)::bigint FROM \(sql: Self.stateColumns(states)) AS u
             ON CONFLICT (user_id) DO UPDATE SET
                 plan_date = EXCLUDED.plan_date,
                 rules_version = EXCLUDED.rules_version,
@@ -299,5 +318,20 @@ extension PlanStore {
                 scheduled_updated_at = EXCLUDED.scheduled_updated_at,
                 next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
             """, "saving \(states.count) plan_state rows")
+    }
+
+    /// The fields of `states` as one row each: `unnest` of a column array per field, in
+    /// `plan_state`'s order from `user_id` to `next_check_at` (without `updated_by_run`).
+    private static func stateColumns(_ states: [StateWrite]) -> SQLQuery {
+        """
+        unnest(\(states.map(\.userID))::bigint[], \(states.map { $0.planDate?.postgresText })::date[],
+               \(states.map(\.rulesVersion))::text[], \(states.map(\.historyRowsOnPlanDate))::int[],
+               \(states.map { $0.lastEvaluatedDate?.postgresText })::date[],
+               \(states.map { $0.seenUpdatedAt?.postgresText })::timestamptz[],
+               \(states.map { $0.judgedUpdatedAt?.postgresText })::timestamptz[],
+               \(states.map(\.judgedRulesVersion))::text[],
+               \(states.map { $0.scheduledUpdatedAt?.postgresText })::timestamptz[],
+               \(states.map { $0.nextCheckAt?.postgresText })::timestamptz[])
+        """
     }
 }

@@ -31,7 +31,10 @@ extension PlanStore {
     /// turning the lookups into a join that reads the whole table): with plain joins it
     /// chose, from statistics that lag behind a first run's writes, a hash or merge join
     /// over all of `plan_state` for every batch — work growing with the table, which made
-    /// the server's share of a first run a third larger at 200,000 users.
+    /// the server's share of a first run a third larger at 200,000 users. The current plan
+    /// is a subquery of the state's probe, not a third `LATERAL`: as a join of its own the
+    /// planner put a Memoize node over it, which copied every snapshot into a cache that
+    /// never hits (one key per user) and made the query about a tenth dearer on the server.
     ///
     /// With `partitionGuard`, it is checked first in the same round trip (the batch's fence
     /// or lock), and the users are read only if it holds.
@@ -50,18 +53,19 @@ extension PlanStore {
                    s.onboarding_completed, \(sql: microseconds("s.updated_at")) AS updated_at,
                    \(unescaped: presentation.locale ? "s.locale::text" : "NULL::text") AS locale,
                    \(unescaped: presentation.unitSystem ? "s.unit_system::text" : "NULL::text") AS unit_system,
-                   p.user_id IS NOT NULL AS has_state, h.snapshot::text, p.history_rows_on_plan_date,
+                   p.user_id IS NOT NULL AS has_state, p.snapshot::text, p.history_rows_on_plan_date,
                    p.last_evaluated_date::text, \(sql: microseconds("p.seen_updated_at")) AS seen_updated_at,
                    \(sql: microseconds("p.judged_updated_at")) AS judged_updated_at, p.judged_rules_version,
                    \(sql: microseconds("p.scheduled_updated_at")) AS scheduled_updated_at,
                    \(sql: microseconds("p.next_check_at")) AS next_check_at, p.rules_version
             FROM unnest(\(userIDs)::bigint[]) WITH ORDINALITY AS u(user_id, position)
             LEFT JOIN LATERAL (SELECT * FROM user_settings WHERE user_id = u.user_id LIMIT 1) s ON true
-            LEFT JOIN LATERAL (SELECT * FROM plan_state WHERE user_id = u.user_id LIMIT 1) p ON true
             LEFT JOIN LATERAL (
-                SELECT snapshot FROM plan_history
-                WHERE user_id = p.user_id AND plan_date = p.plan_date AND seq = p.history_rows_on_plan_date - 1
-                LIMIT 1) h ON true
+                SELECT plan_state.*, (
+                    SELECT snapshot FROM plan_history h
+                    WHERE h.user_id = plan_state.user_id AND h.plan_date = plan_state.plan_date
+                      AND h.seq = plan_state.history_rows_on_plan_date - 1) AS snapshot
+                FROM plan_state WHERE user_id = u.user_id LIMIT 1) p ON true
             ORDER BY u.position
             """, "reading settings and plan state of \(userIDs.count) users")])
         try partitionGuard?.check(results[0])

@@ -1,0 +1,69 @@
+import PlanRules
+import PlanStore
+import Postgres
+import TestSupport
+import Testing
+
+/// How a large batch (the COPY path) writes `plan_state`: new users' rows are copied in,
+/// known users' rows updated in place, and a known user whose row has gone is written
+/// again rather than lost.
+@Suite struct StateWriteTests {
+    /// More rows than `PlanStore.pipelinedWriteRowLimit`, so the batch takes the COPY path.
+    static let users: [Int64] = Array(1...100)
+
+    static func batch(evaluatedOn day: LocalDate, nextCheckAt: Instant, isNew: Bool) -> BatchWrite {
+        var batch = BatchWrite()
+        for userID in users {
+            var state = UserPlanState()
+            state.lastEvaluatedDate = day
+            state.seenUpdatedAt = Instant(rfc3339: "2026-03-01T08:15:30.123456Z")!
+            batch.states.append(StateWrite(userID: userID, state: state, rulesVersion: "2026.1",
+                                           nextCheckAt: nextCheckAt.adding(seconds: userID), isNew: isNew))
+        }
+        return batch
+    }
+
+    /// `user_id`, `last_evaluated_date`, `next_check_at` and `updated_by_run` of every row.
+    static func rows(_ connection: PostgresConnection) throws -> [String] {
+        try connection.query(
+            """
+            SELECT user_id || ' ' || last_evaluated_date || ' ' || (extract(epoch FROM next_check_at))::bigint
+                   || ' ' || updated_by_run || ' ' || (extract(epoch FROM seen_updated_at) * 1000000)::bigint
+            FROM plan_state ORDER BY user_id
+            """, purpose: "test: reading plan_state").map { try $0.string(0) }
+    }
+
+    static func expected(day: String, nextCheckAt: Instant, run: Int) -> [String] {
+        users.map { "\($0) \(day) \(nextCheckAt.adding(seconds: $0).microsecondsSinceEpoch / 1_000_000) \(run) 1772352930123456" }
+    }
+
+    @Test func knownUsersAreUpdatedAndAVanishedRowIsWrittenAgain() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            try Migrator(connection: connection).apply(Migration.reference + Migration.planRegen)
+            let store = PlanStore(connection: connection)
+            let generatedAt = Instant(rfc3339: "2026-03-02T00:00:00Z")!
+            let first = Instant(rfc3339: "2026-03-03T00:00:00Z")!
+            let second = Instant(rfc3339: "2026-03-04T00:00:00Z")!
+            let third = Instant(rfc3339: "2026-03-05T00:00:00Z")!
+            func write(_ batch: BatchWrite, run: Int64) throws {
+                _ = try connection.withTransaction { _ in try store.write(batch, runID: run, generatedAt: generatedAt) }
+            }
+
+            try write(Self.batch(evaluatedOn: LocalDate(year: 2026, month: 3, day: 2), nextCheckAt: first,
+                                   isNew: true), run: 1)
+            #expect(try Self.rows(connection) == Self.expected(day: "2026-03-02", nextCheckAt: first, run: 1))
+
+            // Every row known: updated in place.
+            try write(Self.batch(evaluatedOn: LocalDate(year: 2026, month: 3, day: 3), nextCheckAt: second,
+                                   isNew: false), run: 2)
+            #expect(try Self.rows(connection) == Self.expected(day: "2026-03-03", nextCheckAt: second, run: 2))
+
+            // A row deleted behind the job's back between its load and its write.
+            #expect(try connection.execute("DELETE FROM plan_state WHERE user_id = 42", purpose: "test: losing a row") == 1)
+            try write(Self.batch(evaluatedOn: LocalDate(year: 2026, month: 3, day: 4), nextCheckAt: third,
+                                   isNew: false), run: 3)
+            #expect(try Self.rows(connection) == Self.expected(day: "2026-03-04", nextCheckAt: third, run: 3))
+        }
+    }
+}
