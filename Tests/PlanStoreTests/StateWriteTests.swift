@@ -11,19 +11,23 @@ import Testing
     /// More rows than `PlanStore.pipelinedWriteRowLimit`, so the batch takes the COPY path.
     static let users: [Int64] = Array(1...100)
 
+    /// Every state's `seen_updated_at`, to the microsecond.
+    static let seenUpdatedAt = Instant(rfc3339: "2026-03-01T08:15:30.123456Z")!
+
     static func batch(evaluatedOn day: LocalDate, nextCheckAt: Instant, isNew: Bool) -> BatchWrite {
         var batch = BatchWrite()
         for userID in users {
             var state = UserPlanState()
             state.lastEvaluatedDate = day
-            state.seenUpdatedAt = Instant(rfc3339: "2026-03-01T08:15:30.123456Z")!
+            state.seenUpdatedAt = seenUpdatedAt
             batch.states.append(StateWrite(userID: userID, state: state, rulesVersion: "2026.1",
                                            nextCheckAt: nextCheckAt.adding(seconds: userID), isNew: isNew))
         }
         return batch
     }
 
-    /// `user_id`, `last_evaluated_date`, `next_check_at` and `updated_by_run` of every row.
+    /// `user_id`, `last_evaluated_date`, `next_check_at` (epoch seconds), `updated_by_run` and
+    /// `seen_updated_at` (epoch microseconds) of every row.
     static func rows(_ connection: PostgresConnection) throws -> [String] {
         try connection.query(
             """
@@ -34,7 +38,10 @@ import Testing
     }
 
     static func expected(day: String, nextCheckAt: Instant, run: Int) -> [String] {
-        users.map { "\($0) \(day) \(nextCheckAt.adding(seconds: $0).microsecondsSinceEpoch / 1_000_000) \(run) 1772352930123456" }
+        users.map {
+            "\($0) \(day) \(nextCheckAt.adding(seconds: $0).microsecondsSinceEpoch / 1_000_000) \(run) "
+                + "\(seenUpdatedAt.microsecondsSinceEpoch)"
+        }
     }
 
     @Test func knownUsersAreUpdatedAndAVanishedRowIsWrittenAgain() throws {
@@ -51,18 +58,18 @@ import Testing
             }
 
             try write(Self.batch(evaluatedOn: LocalDate(year: 2026, month: 3, day: 2), nextCheckAt: first,
-                                   isNew: true), run: 1)
+                                 isNew: true), run: 1)
             #expect(try Self.rows(connection) == Self.expected(day: "2026-03-02", nextCheckAt: first, run: 1))
 
             // Every row known: updated in place.
             try write(Self.batch(evaluatedOn: LocalDate(year: 2026, month: 3, day: 3), nextCheckAt: second,
-                                   isNew: false), run: 2)
+                                 isNew: false), run: 2)
             #expect(try Self.rows(connection) == Self.expected(day: "2026-03-03", nextCheckAt: second, run: 2))
 
             // A row deleted behind the job's back between its load and its write.
             #expect(try connection.execute("DELETE FROM plan_state WHERE user_id = 42", purpose: "test: losing a row") == 1)
             try write(Self.batch(evaluatedOn: LocalDate(year: 2026, month: 3, day: 4), nextCheckAt: third,
-                                   isNew: false), run: 3)
+                                 isNew: false), run: 3)
             #expect(try Self.rows(connection) == Self.expected(day: "2026-03-04", nextCheckAt: third, run: 3))
         }
     }
