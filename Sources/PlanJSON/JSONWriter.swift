@@ -138,7 +138,7 @@ struct JSONWriter: ~Copyable {
     /// `YYYY-MM-DD` (section 6).
     mutating func date(_ date: LocalDate) {
         append(UInt8(ascii: "\""))
-        if (0...9999).contains(date.year) {
+        if date.hasFourDigitYear {
             date.putISO(into: free(10), at: 0)
             count += 10
         } else {

@@ -131,18 +131,21 @@ extension PlanStore {
                                    previous, diff, rules_version) FROM STDIN
                 """, purpose: "writing \(batch.history.count) plan_history rows"
             ) { writer in
-                for h in batch.history {
+                // Rows read in place (`history[i].field`): `for h in` copied each one,
+                // retaining its five buffers.
+                let history = batch.history
+                for i in history.indices {
                     try writer.addRow { row in
-                        row.integer(h.userID)
-                        row.text(h.planDate.postgresText)
-                        row.integer(h.seq)
+                        row.integer(history[i].userID)
+                        row.plain(history[i].planDate)
+                        row.integer(history[i].seq)
                         row.text(generated)
                         row.integer(runID)
-                        row.text(PostgresTextArray.encode(h.reasons))
-                        row.text(utf8: h.snapshotJSON)
-                        row.text(utf8: h.previousJSON)
-                        row.text(utf8: h.diffJSON)
-                        row.text(h.rulesVersion)
+                        row.text(PostgresTextArray.encode(history[i].reasons))
+                        row.json(utf8: history[i].snapshotJSON)
+                        row.json(utf8: history[i].previousJSON)
+                        row.json(utf8: history[i].diffJSON)
+                        row.text(history[i].rulesVersion)
                     }
                 }
             }
@@ -184,14 +187,17 @@ extension PlanStore {
         ) { writer in
             // Lines of a run share one creation instant: its text is made once.
             var createdAt = (instant: Instant.distantPast, text: Instant.distantPast.postgresText)
-            for o in batch.outbox {
-                if o.createdAt != createdAt.instant { createdAt = (o.createdAt, o.createdAt.postgresText) }
+            let outbox = batch.outbox
+            for i in outbox.indices {
+                if outbox[i].createdAt != createdAt.instant {
+                    createdAt = (outbox[i].createdAt, outbox[i].createdAt.postgresText)
+                }
                 try writer.addRow { row in
-                    row.text(o.notificationID)
-                    row.integer(o.userID)
+                    row.text(outbox[i].notificationID)
+                    row.integer(outbox[i].userID)
                     row.integer(runID)
                     row.text(createdAt.text)
-                    row.text(o.payload)
+                    row.text(outbox[i].payload)
                     row.integer(batchID)
                 }
             }
@@ -210,18 +216,18 @@ extension PlanStore {
             FROM STDIN
             """, purpose: "writing new plan_state rows"
         ) { writer in
-            for s in states where s.isNew {
+            for i in states.indices where states[i].isNew {
                 try writer.addRow { row in
-                    row.integer(s.userID)
-                    row.text(s.planDate?.postgresText)
-                    row.text(s.rulesVersion)
-                    row.integer(s.historyRowsOnPlanDate)
-                    row.text(s.lastEvaluatedDate?.postgresText)
-                    row.text(s.seenUpdatedAt?.postgresText)
-                    row.text(s.judgedUpdatedAt?.postgresText)
-                    row.text(s.judgedRulesVersion)
-                    row.text(s.scheduledUpdatedAt?.postgresText)
-                    row.text(s.nextCheckAt?.postgresText)
+                    row.integer(states[i].userID)
+                    row.plain(states[i].planDate)
+                    row.text(states[i].rulesVersion)
+                    row.integer(states[i].historyRowsOnPlanDate)
+                    row.plain(states[i].lastEvaluatedDate)
+                    row.plain(states[i].seenUpdatedAt)
+                    row.plain(states[i].judgedUpdatedAt)
+                    row.text(states[i].judgedRulesVersion)
+                    row.plain(states[i].scheduledUpdatedAt)
+                    row.plain(states[i].nextCheckAt)
                     row.integer(runID)
                 }
             }
@@ -324,14 +330,14 @@ extension PlanStore {
     /// `plan_state`'s order from `user_id` to `next_check_at` (without `updated_by_run`).
     private static func stateColumns(_ states: [StateWrite]) -> SQLQuery {
         """
-        unnest(\(states.map(\.userID))::bigint[], \(states.map { $0.planDate?.postgresText })::date[],
+        unnest(\(states.map(\.userID))::bigint[], \(PostgresPlainArray(states.map(\.planDate)))::date[],
                \(states.map(\.rulesVersion))::text[], \(states.map(\.historyRowsOnPlanDate))::int[],
-               \(states.map { $0.lastEvaluatedDate?.postgresText })::date[],
-               \(states.map { $0.seenUpdatedAt?.postgresText })::timestamptz[],
-               \(states.map { $0.judgedUpdatedAt?.postgresText })::timestamptz[],
+               \(PostgresPlainArray(states.map(\.lastEvaluatedDate)))::date[],
+               \(PostgresPlainArray(states.map(\.seenUpdatedAt)))::timestamptz[],
+               \(PostgresPlainArray(states.map(\.judgedUpdatedAt)))::timestamptz[],
                \(states.map(\.judgedRulesVersion))::text[],
-               \(states.map { $0.scheduledUpdatedAt?.postgresText })::timestamptz[],
-               \(states.map { $0.nextCheckAt?.postgresText })::timestamptz[])
+               \(PostgresPlainArray(states.map(\.scheduledUpdatedAt)))::timestamptz[],
+               \(PostgresPlainArray(states.map(\.nextCheckAt)))::timestamptz[])
         """
     }
 }

@@ -17,7 +17,8 @@ public struct PostgresRow {
     }
 
     public func string(_ column: some PostgresColumnReference) throws -> String {
-        try required(optionalString(column), column, "text")
+        guard let value = try optionalString(column) else { throw null(column, "text") }
+        return value
     }
 
     public func optionalString(_ column: some PostgresColumnReference) throws -> String? {
@@ -31,7 +32,8 @@ public struct PostgresRow {
     }
 
     public func int64(_ column: some PostgresColumnReference) throws -> Int64 {
-        try required(optionalInt64(column), column, "Int64")
+        guard let value = try optionalInt64(column) else { throw null(column, "Int64") }
+        return value
     }
 
     public func optionalInt64(_ column: some PostgresColumnReference) throws -> Int64? {
@@ -41,7 +43,8 @@ public struct PostgresRow {
     }
 
     public func int(_ column: some PostgresColumnReference) throws -> Int {
-        try required(optionalInt(column), column, "Int")
+        guard let value = try optionalInt(column) else { throw null(column, "Int") }
+        return value
     }
 
     public func optionalInt(_ column: some PostgresColumnReference) throws -> Int? {
@@ -53,7 +56,8 @@ public struct PostgresRow {
     }
 
     public func int32(_ column: some PostgresColumnReference) throws -> Int32 {
-        try required(optionalInt32(column), column, "Int32")
+        guard let value = try optionalInt32(column) else { throw null(column, "Int32") }
+        return value
     }
 
     public func optionalInt32(_ column: some PostgresColumnReference) throws -> Int32? {
@@ -66,22 +70,22 @@ public struct PostgresRow {
 
     /// Reads `boolean` columns, which PostgreSQL writes as `t` / `f`.
     public func bool(_ column: some PostgresColumnReference) throws -> Bool {
-        try required(optionalBool(column), column, "Bool")
+        guard let value = try optionalBool(column) else { throw null(column, "Bool") }
+        return value
     }
 
     public func optionalBool(_ column: some PostgresColumnReference) throws -> Bool? {
         guard let text = try text(column) else { return nil }
-        switch String(decoding: text, as: UTF8.self) {
-        case "t", "true": return true
-        case "f", "false": return false
-        default: throw invalid(text, column, "Bool")
-        }
+        if text.elementsEqual("t".utf8) || text.elementsEqual("true".utf8) { return true }
+        if text.elementsEqual("f".utf8) || text.elementsEqual("false".utf8) { return false }
+        throw invalid(text, column, "Bool")
     }
 
     /// Reads a one-dimensional array column (`text[]`, …) as its elements' text;
     /// NULL elements are nil.
     public func stringArray(_ column: some PostgresColumnReference) throws -> [String?] {
-        try required(optionalStringArray(column), column, "array")
+        guard let value = try optionalStringArray(column) else { throw null(column, "array") }
+        return value
     }
 
     public func optionalStringArray(_ column: some PostgresColumnReference) throws -> [String?]? {
@@ -120,13 +124,10 @@ public struct PostgresRow {
         decodingError(column, "\"\(String(decoding: text.prefix(80), as: UTF8.self))\" is not a valid \(typeName)")
     }
 
-    private func required<Value>(
-        _ value: Value?, _ column: some PostgresColumnReference, _ typeName: String
-    ) throws -> Value {
-        guard let value else {
-            throw decodingError(column, "is NULL where a \(typeName) is required")
-        }
-        return value
+    /// A NULL where a value is required. (Not a generic `required<Value>(_:)`: that
+    /// looked up type metadata on every read.)
+    private func null(_ column: some PostgresColumnReference, _ typeName: String) -> PostgresError {
+        decodingError(column, "is NULL where a \(typeName) is required")
     }
 
     private func decodingError(_ column: some PostgresColumnReference, _ reason: String) -> PostgresError {

@@ -106,3 +106,42 @@ func eachFieldOfTheChangeRuleIsAChange(path: String) throws {
     #expect(planChanged(from: before, to: after))
     #expect(planDiff(from: before, to: after).map(\.path).contains(path))
 }
+
+/// The diff's paths against an oracle that knows nothing of `Snapshot`'s fields: the
+/// leaves (section 6: under inputs, targets, phase and projection, plus flags and
+/// rules_version) whose JSON text differs between the two snapshots as written. Over
+/// every ordered pair of the examples' snapshots, so that each leaf is seen changing.
+@Test func everyChangedLeafOfTheWrittenSnapshotsIsInTheDiff() throws {
+    let snapshots = try SpecExample.all.flatMap { example in
+        try [example.snapshot("previous"), example.snapshot("expected")].compactMap { $0 }
+    }
+    func leaves(_ snapshot: Snapshot) throws -> [String: String] {
+        let json = try JSONValue(parsing: snapshot.jsonString)
+        var leaves = ["flags": json["flags"]!.jsonString, "rules_version": json["rules_version"]!.jsonString]
+        for section in ["inputs", "targets", "phase", "projection"] {
+            guard case .object(let members) = json[section] else {
+                Issue.record("a snapshot without \(section)")
+                continue
+            }
+            for member in members { leaves["\(section).\(member.key)"] = member.value.jsonString }
+        }
+        return leaves
+    }
+    var seenChanging = Set<String>()
+    var failures: [String] = []
+    for before in snapshots {
+        let leavesBefore = try leaves(before)
+        for after in snapshots {
+            let leavesAfter = try leaves(after)
+            let changed = leavesBefore.keys.filter { leavesBefore[$0] != leavesAfter[$0] }.sorted {
+                $0.utf8.lexicographicallyPrecedes($1.utf8)
+            }
+            let diffed = planDiff(from: before, to: after).map(\.path)
+            if diffed != changed { failures.append("\(diffed) != \(changed)") }
+            seenChanging.formUnion(changed)
+        }
+    }
+    #expect(failures.isEmpty, "\(failures.count) pairs differ, the first: \(failures.first ?? "")")
+    // All 32 leaves but a few the examples never vary are exercised.
+    #expect(seenChanging.count >= 28, "\(seenChanging.sorted())")
+}

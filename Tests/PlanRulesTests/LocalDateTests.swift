@@ -25,6 +25,17 @@ import Testing
         #expect(LocalDate(daysSinceEpoch: days).description == text)
     }
 
+    /// `hasFourDigitYear` (told from the day number) agrees with the year, at both ends of
+    /// 0000…9999 and beyond them.
+    @Test func fourDigitYearsEndWhereTheYearSays() {
+        let ends = [LocalDate(year: -1, month: 12, day: 31), LocalDate(year: 0, month: 1, day: 1),
+                    LocalDate(year: 9999, month: 12, day: 31), LocalDate(year: 10_000, month: 1, day: 1)]
+        for date in ends + [LocalDate(daysSinceEpoch: -100_000_000), LocalDate(daysSinceEpoch: 100_000_000)] {
+            #expect(date.hasFourDigitYear == (0...9999).contains(date.year), "\(date.daysSinceEpoch)")
+        }
+        #expect(ends.map(\.hasFourDigitYear) == [false, true, true, false])
+    }
+
     /// Every day of years 1 to 9999: components and text round-trip, and each day follows
     /// the previous one on the calendar (day + 1, or the 1st of the next month or year).
     @Test func everyDayOfYears1To9999RoundTrips() {

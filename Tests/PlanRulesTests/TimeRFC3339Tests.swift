@@ -95,4 +95,21 @@ import Testing
         }
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
+
+    /// `hasFourDigitYear` says exactly when `rfc3339` is 27 bytes, which `putRFC3339`
+    /// writes: one microsecond either side of year 0000's start and year 9999's end.
+    @Test func fourDigitYearsAreExactlyThe27ByteTimestamps() {
+        let start = Instant(rfc3339: "0000-01-01T00:00:00Z")!, end = Instant(rfc3339: "9999-12-31T23:59:59.999999Z")!
+        let instants = [Instant(microsecondsSinceEpoch: start.microsecondsSinceEpoch - 1), start, end,
+                        Instant(microsecondsSinceEpoch: end.microsecondsSinceEpoch + 1),
+                        Instant.distantPast, Instant.distantFuture]
+        var buffer = [UInt8](repeating: 0, count: 27)
+        for instant in instants {
+            let written = buffer.withUnsafeMutableBufferPointer { instant.putRFC3339(into: $0, at: 0) }
+            #expect(instant.hasFourDigitYear == (instant.rfc3339.utf8.count == 27), "\(instant.rfc3339)")
+            #expect(written == instant.hasFourDigitYear, "\(instant.rfc3339)")
+            if written { #expect(String(decoding: buffer, as: UTF8.self) == instant.rfc3339) }
+        }
+        #expect(instants.map(\.hasFourDigitYear) == [false, true, true, false, false, false])
+    }
 }

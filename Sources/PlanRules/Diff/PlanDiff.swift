@@ -4,51 +4,62 @@
 /// compared. The first plan (`previous` nil) has an empty diff.
 public func planDiff(from previous: Snapshot?, to next: Snapshot) -> [FieldChange] {
     guard let previous else { return [] }
-    let before = diffLeaves(of: previous)
-    let after = diffLeaves(of: next)
-    var entries: [FieldChange] = []
-    for index in before.indices where !before[index].value.hasSameValue(as: after[index].value) {
-        entries.append(FieldChange(path: before[index].path, before: before[index].value, after: after[index].value))
+    var diff = LeafComparison(before: previous, after: next)
+    diff.compare("flags", { $0.flags }) { .strings($0.map(\.rawValue)) }
+    diff.compare("rules_version", { $0.rulesVersion }, DiffValue.string)
+    diff.compare("inputs.date_of_birth", { $0.inputs.dateOfBirth }, DiffValue.date)
+    diff.compare("inputs.age", { $0.inputs.age }, DiffValue.int)
+    diff.compare("inputs.gender", { $0.inputs.gender }) { .string($0.rawValue) }
+    diff.compare("inputs.height_cm", { $0.inputs.heightTenthsCm }, DiffValue.tenths)
+    diff.compare("inputs.weight_kg_reported", { $0.inputs.weightReportedTenthsKg }, DiffValue.tenths)
+    diff.compare("inputs.weight_kg_basis", { $0.inputs.weightBasisTenthsKg }, DiffValue.tenths)
+    diff.compare("inputs.primary_goal", { $0.inputs.primaryGoal }) { .string($0.rawValue) }
+    diff.compare("inputs.activity_level", { $0.inputs.activityLevel }) { .string($0.rawValue) }
+    diff.compare("inputs.target_weight_kg", { $0.inputs.targetWeightTenthsKg }) { .optional($0, DiffValue.tenths) }
+    diff.compare("inputs.target_date", { $0.inputs.targetDate }) { .optional($0, DiffValue.date) }
+    diff.compare("inputs.dietary_preferences", { $0.inputs.dietaryPreferences }, DiffValue.strings)
+    diff.compare("inputs.allergies", { $0.inputs.allergies }, DiffValue.strings)
+    diff.compare("inputs.meals_per_day", { $0.inputs.mealsPerDay }, DiffValue.int)
+    diff.compare("inputs.timezone", { $0.inputs.timezone }, DiffValue.string)
+    diff.compare("inputs.settings_updated_at", { $0.inputs.settingsUpdatedAt }) { .optional($0, DiffValue.instant) }
+    diff.compare("targets.bmr", { $0.targets.bmr }, DiffValue.int)
+    diff.compare("targets.tdee", { $0.targets.tdee }, DiffValue.int)
+    diff.compare("targets.calories", { $0.targets.calories }, DiffValue.int)
+    diff.compare("targets.protein_g", { $0.targets.proteinG }, DiffValue.int)
+    diff.compare("targets.fat_g", { $0.targets.fatG }, DiffValue.int)
+    diff.compare("targets.carbs_g", { $0.targets.carbsG }, DiffValue.int)
+    diff.compare("targets.water_ml", { $0.targets.waterMl }, DiffValue.int)
+    diff.compare("phase.phase", { $0.phase.phase }) { .string($0.rawValue) }
+    diff.compare("phase.cycle_start_date", { $0.phase.cycleStartDate }) { .optional($0, DiffValue.date) }
+    diff.compare("phase.phase_day", { $0.phase.phaseDay }) { .optional($0, DiffValue.int) }
+    diff.compare("phase.next_phase_switch_date", { $0.phase.nextPhaseSwitchDate }) { .optional($0, DiffValue.date) }
+    diff.compare("projection.weekly_rate_kg", { $0.projection.weeklyRateThousandthsKg }) {
+        .number(scaled: $0, decimals: 3)
     }
-    entries.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-    return entries
+    diff.compare("projection.estimated_weeks", { $0.projection.estimatedWeeks }) { .optional($0, DiffValue.int) }
+    diff.compare("projection.projected_date", { $0.projection.projectedDate }) { .optional($0, DiffValue.date) }
+    diff.compare("projection.recommended_target_date", { $0.projection.recommendedTargetDate }) {
+        .optional($0, DiffValue.date)
+    }
+    diff.changes.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+    return diff.changes
 }
 
-/// Every compared leaf of a snapshot, always in the same order.
-func diffLeaves(of s: Snapshot) -> [(path: String, value: DiffValue)] {
-    let i = s.inputs, t = s.targets, p = s.phase, j = s.projection
-    return [
-        ("flags", .strings(s.flags.map(\.rawValue))),
-        ("rules_version", .string(s.rulesVersion)),
-        ("inputs.date_of_birth", .date(i.dateOfBirth)),
-        ("inputs.age", .int(i.age)),
-        ("inputs.gender", .string(i.gender.rawValue)),
-        ("inputs.height_cm", .tenths(i.heightTenthsCm)),
-        ("inputs.weight_kg_reported", .tenths(i.weightReportedTenthsKg)),
-        ("inputs.weight_kg_basis", .tenths(i.weightBasisTenthsKg)),
-        ("inputs.primary_goal", .string(i.primaryGoal.rawValue)),
-        ("inputs.activity_level", .string(i.activityLevel.rawValue)),
-        ("inputs.target_weight_kg", .optional(i.targetWeightTenthsKg, DiffValue.tenths)),
-        ("inputs.target_date", .optional(i.targetDate, DiffValue.date)),
-        ("inputs.dietary_preferences", .strings(i.dietaryPreferences)),
-        ("inputs.allergies", .strings(i.allergies)),
-        ("inputs.meals_per_day", .int(i.mealsPerDay)),
-        ("inputs.timezone", .string(i.timezone)),
-        ("inputs.settings_updated_at", .optional(i.settingsUpdatedAt, DiffValue.instant)),
-        ("targets.bmr", .int(t.bmr)),
-        ("targets.tdee", .int(t.tdee)),
-        ("targets.calories", .int(t.calories)),
-        ("targets.protein_g", .int(t.proteinG)),
-        ("targets.fat_g", .int(t.fatG)),
-        ("targets.carbs_g", .int(t.carbsG)),
-        ("targets.water_ml", .int(t.waterMl)),
-        ("phase.phase", .string(p.phase.rawValue)),
-        ("phase.cycle_start_date", .optional(p.cycleStartDate, DiffValue.date)),
-        ("phase.phase_day", .optional(p.phaseDay, DiffValue.int)),
-        ("phase.next_phase_switch_date", .optional(p.nextPhaseSwitchDate, DiffValue.date)),
-        ("projection.weekly_rate_kg", .number(scaled: j.weeklyRateThousandthsKg, decimals: 3)),
-        ("projection.estimated_weeks", .optional(j.estimatedWeeks, DiffValue.int)),
-        ("projection.projected_date", .optional(j.projectedDate, DiffValue.date)),
-        ("projection.recommended_target_date", .optional(j.recommendedTargetDate, DiffValue.date)),
-    ]
+/// Compares two snapshots leaf by leaf, making a leaf's `DiffValue`s only when it changed:
+/// most leaves of most plans do not (building both snapshots' 32 leaves for every
+/// regenerated user was most of the diff's cost).
+private struct LeafComparison {
+    let before: Snapshot
+    let after: Snapshot
+    var changes: [FieldChange] = []
+
+    /// Section 6 compares numbers by value (`0` and `0.0` are equal). A path is always
+    /// the same kind of value at the same precision on both sides (a snapshot holds
+    /// tenths of a kg as integers, for one), so the field's own equality is that
+    /// comparison; `DiffValue.hasSameValue` does it for values of any precision.
+    mutating func compare<Leaf: Equatable>(_ path: String, _ leaf: (Snapshot) -> Leaf, _ value: (Leaf) -> DiffValue) {
+        let (old, new) = (leaf(before), leaf(after))
+        guard old != new else { return }
+        changes.append(FieldChange(path: path, before: value(old), after: value(new)))
+    }
 }

@@ -17,7 +17,7 @@ extension Instant {
     /// like `LocalDate.description`, with a sign or more digits.
     public var rfc3339: String {
         let (date, secondOfDay, fraction) = utcSplit
-        guard (0...9999).contains(date.components.year) else {
+        guard hasFourDigitYear else {
             return date.description + "T" + LocalDate.pad(secondOfDay / 3600, 2) + ":"
                 + LocalDate.pad(secondOfDay / 60 % 60, 2) + ":" + LocalDate.pad(secondOfDay % 60, 2)
                 + "." + LocalDate.pad(fraction, 6) + "Z"
@@ -32,10 +32,16 @@ extension Instant {
     /// Writes `rfc3339`'s 27 bytes at `text[offset]` and returns true; false, writing
     /// nothing, when the year is outside 0000…9999 (PostgreSQL's infinities).
     public func putRFC3339(into text: UnsafeMutableBufferPointer<UInt8>, at offset: Int) -> Bool {
+        guard hasFourDigitYear else { return false }
         let (date, secondOfDay, fraction) = utcSplit
-        guard (0...9999).contains(date.components.year) else { return false }
         text.putRFC3339(date, secondOfDay, fraction, at: offset)
         return true
+    }
+
+    /// The UTC year is within 0000…9999: `rfc3339` is its 27 bytes, which
+    /// `putRFC3339` writes. From 0000-01-01T00:00:00Z up to 10000-01-01T00:00:00Z.
+    public var hasFourDigitYear: Bool {
+        (-62_167_219_200_000_000 ..< 253_402_300_800_000_000).contains(microsecondsSinceEpoch)
     }
 
     /// Parses an RFC 3339 `date-time`: `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm)`.

@@ -39,6 +39,10 @@ public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
+    /// The year is within 0000…9999, so `putISO` can write it: told from the day number,
+    /// without `components` (every date and timestamp written asks).
+    public var hasFourDigitYear: Bool { (-719_528...2_932_896).contains(daysSinceEpoch) }
+
     public var year: Int { components.year }
     public var month: Int { components.month }
     public var day: Int { components.day }
@@ -73,8 +77,10 @@ public struct LocalDate: Hashable, Strideable, Sendable, CustomStringConvertible
     /// `YYYY-MM-DD`, the spec's date format. Years outside 0...9999 are not dates the
     /// job writes (validation rejects them first); they are printed with a sign.
     public var description: String {
-        let (y, m, d) = components
-        guard (0...9999).contains(y) else { return Self.pad(y, 4) + "-" + Self.pad(m, 2) + "-" + Self.pad(d, 2) }
+        guard hasFourDigitYear else {
+            let (y, m, d) = components
+            return Self.pad(y, 4) + "-" + Self.pad(m, 2) + "-" + Self.pad(d, 2)
+        }
         // Ten ASCII bytes written in place: dates are printed for every plan, notification
         // id and COPY row.
         return String(unsafeUninitializedCapacity: 10) { text in
