@@ -89,9 +89,9 @@ public struct PostgresRow {
     }
 
     public func optionalStringArray(_ column: some PostgresColumnReference) throws -> [String?]? {
-        guard let literal = try optionalString(column) else { return nil }
+        guard let literal = try text(column) else { return nil }
         do {
-            return try PostgresTextArray.decode(literal)
+            return try PostgresTextArray.decode(utf8: literal)
         } catch {
             throw decodingError(column, "\(error)")
         }

@@ -49,16 +49,28 @@ public enum PostgresTextArray {
         return try parser.parse()
     }
 
+    /// Decodes a literal given as UTF-8 bytes (a field of a result): the common shape is
+    /// read straight from the bytes, anything else as `decode(_:)` reads it.
+    public static func decode(utf8 literal: UnsafeBufferPointer<UInt8>) throws(DecodingError) -> [String?] {
+        if let elements = plainElements(literal) { return elements }
+        var parser = Parser(Array(String(decoding: literal, as: UTF8.self).unicodeScalars))
+        return try parser.parse()
+    }
+
     /// The elements of a literal as PostgreSQL prints most arrays, `{}` or `{a,b}`: no
     /// quotes, escapes, spaces, nested braces or empty elements. Nil for anything else,
     /// which the full parser reads. (Most settings rows hold such arrays; the parser
     /// works on Unicode scalars and costs several times more.)
     static func plainElements(_ literal: String) -> [String?]? {
-        let utf8 = literal.utf8
-        guard utf8.first == UInt8(ascii: "{"), utf8.last == UInt8(ascii: "}") else { return nil }
-        let inner = literal.dropFirst().dropLast()
+        var literal = literal
+        return literal.withUTF8 { plainElements($0) }
+    }
+
+    static func plainElements(_ utf8: UnsafeBufferPointer<UInt8>) -> [String?]? {
+        guard utf8.count >= 2, utf8.first == UInt8(ascii: "{"), utf8.last == UInt8(ascii: "}") else { return nil }
+        let inner = UnsafeBufferPointer(rebasing: utf8[1..<utf8.count - 1])
         if inner.isEmpty { return [] }
-        guard !inner.utf8.contains(where: { byte in
+        guard !inner.contains(where: { byte in
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "{"), UInt8(ascii: "}"),
                  UInt8(ascii: " "), 0x09...0x0D: true
@@ -66,11 +78,11 @@ public enum PostgresTextArray {
             }
         }) else { return nil }
         var elements: [String?] = []
-        for element in inner.split(separator: ",", omittingEmptySubsequences: false) {
+        for element in inner.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
             if element.isEmpty { return nil }
-            let isNull = element.utf8.count == 4
-                && element.utf8.elementsEqual("null".utf8) { $0 | 0x20 == $1 }  // any letter case
-            elements.append(isNull ? nil : String(element))
+            let isNull = element.count == 4
+                && element.elementsEqual("null".utf8) { $0 | 0x20 == $1 }  // any letter case
+            elements.append(isNull ? nil : String(decoding: element, as: UTF8.self))
         }
         return elements
     }

@@ -30,6 +30,9 @@ import Testing
     ])
     func decodesEveryEscapingRule(literal: String, expected: [String?]) throws {
         #expect(try PostgresTextArray.decode(literal) == expected)
+        // The same from a result's bytes (how rows are read).
+        var utf8 = literal
+        #expect(try utf8.withUTF8 { try PostgresTextArray.decode(utf8: $0) } == expected)
     }
 
     @Test(arguments: [
@@ -45,6 +48,10 @@ import Testing
     func rejectsMalformedLiterals(literal: String) {
         #expect(throws: PostgresTextArray.DecodingError.self) {
             try PostgresTextArray.decode(literal)
+        }
+        var utf8 = literal
+        #expect(throws: PostgresTextArray.DecodingError.self) {
+            try utf8.withUTF8 { try PostgresTextArray.decode(utf8: $0) }
         }
     }
 
