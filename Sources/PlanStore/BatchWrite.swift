@@ -142,9 +142,9 @@ extension PlanStore {
                         row.text(generated)
                         row.integer(runID)
                         row.text(PostgresTextArray.encode(history[i].reasons))
-                        row.json(utf8: history[i].snapshotJSON)
-                        row.json(utf8: history[i].previousJSON)
-                        row.json(utf8: history[i].diffJSON)
+                        row.compactJSON(utf8: history[i].snapshotJSON)
+                        row.compactJSON(utf8: history[i].previousJSON)
+                        row.compactJSON(utf8: history[i].diffJSON)
                         row.text(history[i].rulesVersion)
                     }
                 }

@@ -120,11 +120,14 @@ public struct PostgresCopyRow {
         value.withUnsafeBufferPointer { appendField($0) }
     }
 
-    /// JSON text as UTF-8 bytes; nil is NULL. Valid JSON holds no raw control characters
-    /// (RFC 8259 escapes them in strings, and they are not whitespace), so only its
-    /// backslashes need COPY's escape: one scan instead of five over the largest fields
-    /// of a run. Bytes that are not JSON must go through `text(utf8:)`.
-    public mutating func json(utf8 value: [UInt8]?) {
+    /// Compact JSON text as UTF-8 bytes; nil is NULL. "Compact": no tab, line feed or
+    /// carriage return between tokens, as `JSONWriter` and jsonb's own text output write
+    /// it (inside strings JSON escapes every control character). Such text can hold no
+    /// byte COPY escapes but the backslash, so only that is looked for: one scan instead
+    /// of five over the largest fields of a run. Anything else goes through
+    /// `text(utf8:)`; a raw tab or line break here would cut the row short, and the COPY
+    /// would fail rather than store a wrong row.
+    public mutating func compactJSON(utf8 value: [UInt8]?) {
         guard let value else { return null() }
         value.withUnsafeBufferPointer { json in
             guard let base = json.baseAddress, memchr(base, Int32(UInt8(ascii: "\\")), json.count) != nil else {

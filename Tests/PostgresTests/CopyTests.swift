@@ -49,6 +49,63 @@ import Testing
         }
     }
 
+    /// A plain-text value of the test: its text as given (dates, `infinity`).
+    private struct Plain: PostgresPlainText {
+        var text: String
+        var postgresTextCount: Int { text.utf8.count }
+        func putPostgresText(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+            UnsafeMutableRawBufferPointer(buffer).copyBytes(from: text.utf8)
+        }
+    }
+
+    /// Compact JSON with and without backslashes (the one byte it escapes), plain values
+    /// written in place and NULLs arrive as sent; the same plain values as an array
+    /// parameter.
+    @Test func compactJSONAndPlainValuesArriveAsSent() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            try connection.execute("CREATE TABLE t (id int, doc jsonb, day date, at timestamptz)", purpose: "creating t")
+            let documents: [String?] = [#"{"a":1,"b":[true,null]}"#, #"{"path":"C:\\x","q":"say \"hi\"","u":"\u00e9\n"}"#,
+                                        #"{"name": "Zoë", "n": 2.50}"#, nil]
+            let days: [Plain?] = [Plain(text: "2026-11-24"), nil, Plain(text: "infinity"), Plain(text: "0001-01-01")]
+            let instants: [Plain?] = [Plain(text: "2026-11-24T12:00:00.000001Z"), Plain(text: "-infinity"), nil,
+                                      Plain(text: "9999-12-31T23:59:59.999999Z")]
+            try connection.copyIn("COPY t (id, doc, day, at) FROM STDIN", purpose: "loading t") { writer in
+                for index in documents.indices {
+                    try writer.addRow { row in
+                        row.integer(index)
+                        row.compactJSON(utf8: documents[index].map { Array($0.utf8) })
+                        row.plain(days[index])
+                        row.plain(instants[index])
+                    }
+                }
+            }
+            for index in documents.indices {
+                let row = try connection.query(
+                    """
+                    SELECT doc = \(bind: documents[index])::jsonb AS same_doc, doc IS NULL AS null_doc,
+                           day IS NOT DISTINCT FROM \(bind: days[index]?.text)::date AS same_day,
+                           at IS NOT DISTINCT FROM \(bind: instants[index]?.text)::timestamptz AS same_at
+                    FROM t WHERE id = \(index)
+                    """, purpose: "checking row \(index)").singleRow()
+                #expect(try row.bool("null_doc") == (documents[index] == nil), "row \(index)")
+                if documents[index] != nil { #expect(try row.bool("same_doc"), "row \(index)") }
+                #expect(try row.bool("same_day"), "row \(index)")
+                #expect(try row.bool("same_at"), "row \(index)")
+            }
+            let arrays = try connection.query(
+                """
+                SELECT \(PostgresPlainArray(days))::date[] IS NOT DISTINCT FROM (SELECT array_agg(day ORDER BY id) FROM t) AS days,
+                       \(PostgresPlainArray(instants))::timestamptz[]
+                           IS NOT DISTINCT FROM (SELECT array_agg(at ORDER BY id) FROM t) AS instants,
+                       cardinality(\(PostgresPlainArray([Plain?]()))::date[]) AS empty
+                """, purpose: "checking the arrays").singleRow()
+            #expect(try arrays.bool("days"))
+            #expect(try arrays.bool("instants"))
+            #expect(try arrays.int("empty") == 0)
+        }
+    }
+
     @Test func aThrowInsideAbortsTheCopyAndKeepsTheConnection() throws {
         try TestDatabase.withFresh { database in
             let connection = try database.connect()
