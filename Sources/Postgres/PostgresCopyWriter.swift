@@ -140,16 +140,11 @@ public struct PostgresCopyRow {
     }
 
     /// A value whose text needs no escape, written in place (no String made); nil is NULL.
-    /// Inlinable so that it is specialized for each value type: as a generic call it
-    /// looked up type metadata for every field.
     @inlinable
     public mutating func plain(_ value: (some PostgresPlainText)?) {
         guard let value else { return null() }
         separate()
-        let count = value.postgresTextCount
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: count))
-        bytes.withUnsafeMutableBufferPointer { value.putPostgresText(into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
+        bytes.appendPlainText(value)
     }
 
     /// One escaped text field; remembers the column when it holds a NUL character.
@@ -160,22 +155,7 @@ public struct PostgresCopyRow {
 
     /// An integer in decimal; nil is NULL.
     public mutating func integer(_ value: Int64?) {
-        guard let value else { return null() }
-        separate()
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var rest = value.magnitude
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { digits in
-            repeat {
-                digits[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-                count += 1
-            } while rest > 0
-            bytes.append(contentsOf: digits[(20 - count)...])
-        }
+        plain(value)
     }
 
     /// An integer in decimal; nil is NULL.

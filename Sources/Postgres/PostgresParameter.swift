@@ -64,21 +64,31 @@ extension Optional: PostgresArrayElement where Wrapped == String {
 extension Int64: PostgresArrayElement {
     /// `{1,2,3}`: integers need no quotes. (A batch passes thousands of user ids.)
     public static func postgresText(forArray elements: [Int64]) -> String {
-        var literal: [UInt8] = [UInt8(ascii: "{")]
-        literal.reserveCapacity(2 + elements.count * 9)
-        for (position, element) in elements.enumerated() {
-            if position > 0 { literal.append(UInt8(ascii: ",")) }
-            if element < 0 { literal.append(UInt8(ascii: "-")) }
-            let start = literal.count
-            var rest = element.magnitude
-            repeat {
-                literal.append(UInt8(ascii: "0") + UInt8(rest % 10))
-                rest /= 10
-            } while rest > 0
-            literal[start...].reverse()
+        PostgresPlainArray(elements).postgresText
+    }
+}
+
+/// Decimal digits, written in place into COPY rows (`PostgresCopyRow.integer`) and arrays.
+extension Int64: PostgresPlainText {
+    public var postgresTextCount: Int {
+        var count = self < 0 ? 2 : 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
         }
-        literal.append(UInt8(ascii: "}"))
-        return String(decoding: literal, as: UTF8.self)
+        return count
+    }
+
+    public func putPostgresText(into text: UnsafeMutableBufferPointer<UInt8>) {
+        if self < 0 { text[0] = UInt8(ascii: "-") }
+        var rest = magnitude
+        var index = text.count
+        repeat {
+            index -= 1
+            text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        } while rest > 0
     }
 }
 
@@ -112,17 +122,20 @@ public struct PostgresPlainArray<Element: PostgresPlainText>: PostgresParameter 
         literal.reserveCapacity(2 + elements.count * 28)
         for (position, element) in elements.enumerated() {
             if position > 0 { literal.append(UInt8(ascii: ",")) }
-            guard let element else {
-                literal.append(contentsOf: "NULL".utf8)
-                continue
-            }
-            let start = literal.count
-            literal.append(contentsOf: repeatElement(0, count: element.postgresTextCount))
-            literal.withUnsafeMutableBufferPointer {
-                element.putPostgresText(into: UnsafeMutableBufferPointer(rebasing: $0[start...]))
-            }
+            if let element { literal.appendPlainText(element) } else { literal.append(contentsOf: "NULL".utf8) }
         }
         literal.append(UInt8(ascii: "}"))
         postgresText = String(decoding: literal, as: UTF8.self)
+    }
+}
+
+extension [UInt8] {
+    /// Appends `value`'s text, written in place. Inlinable so that it is specialized for
+    /// each value type: as a generic call it looked up type metadata for every value.
+    @inlinable
+    mutating func appendPlainText(_ value: some PostgresPlainText) {
+        let start = count
+        append(contentsOf: repeatElement(0, count: value.postgresTextCount))
+        withUnsafeMutableBufferPointer { value.putPostgresText(into: UnsafeMutableBufferPointer(rebasing: $0[start...])) }
     }
 }

@@ -44,13 +44,12 @@ public enum PostgresTextArray {
     /// - Throws: `DecodingError` describing the first malformed spot, or a nested
     ///   (multidimensional) array, which the job never stores.
     public static func decode(_ literal: String) throws(DecodingError) -> [String?] {
-        if let elements = plainElements(literal) { return elements }
-        var parser = Parser(Array(literal.unicodeScalars))
-        return try parser.parse()
+        var literal = literal
+        return try literal.withUTF8 { utf8 in Result { () throws(DecodingError) in try decode(utf8: utf8) } }.get()
     }
 
-    /// Decodes a literal given as UTF-8 bytes (a field of a result): the common shape is
-    /// read straight from the bytes, anything else as `decode(_:)` reads it.
+    /// `decode(_:)` of a literal given as UTF-8 bytes (a field of a result): the common
+    /// shape is read straight from the bytes.
     public static func decode(utf8 literal: UnsafeBufferPointer<UInt8>) throws(DecodingError) -> [String?] {
         if let elements = plainElements(literal) { return elements }
         var parser = Parser(Array(String(decoding: literal, as: UTF8.self).unicodeScalars))
@@ -61,11 +60,6 @@ public enum PostgresTextArray {
     /// quotes, escapes, spaces, nested braces or empty elements. Nil for anything else,
     /// which the full parser reads. (Most settings rows hold such arrays; the parser
     /// works on Unicode scalars and costs several times more.)
-    static func plainElements(_ literal: String) -> [String?]? {
-        var literal = literal
-        return literal.withUTF8 { plainElements($0) }
-    }
-
     static func plainElements(_ utf8: UnsafeBufferPointer<UInt8>) -> [String?]? {
         guard utf8.count >= 2, utf8.first == UInt8(ascii: "{"), utf8.last == UInt8(ascii: "}") else { return nil }
         let inner = UnsafeBufferPointer(rebasing: utf8[1..<utf8.count - 1])
