@@ -112,11 +112,10 @@ public struct NightlyRunner: Sendable {
                 try claims.renew(using: store)
             }
 
-            var candidates: [[Int64]] = []
+            var candidates = UserIDSet([])
             var newWatermarks: [(partitions: [Int], newest: Instant)] = []
             if manual {
-                var seen = Set<Int64>()
-                candidates = [options.manualUsers.filter { seen.insert($0).inserted }]
+                candidates = UserIDSet(inGivenOrder: options.manualUsers)
             } else if !held.isEmpty {
                 let start = try store.selectionStart(of: held)
                 let since = start.oldestWatermark.map { $0.adding(seconds: -options.changeLookbackSeconds) }
@@ -127,8 +126,7 @@ public struct NightlyRunner: Sendable {
                 summary.connections += selection.connections
                 try claims?.renew(using: store)
             }
-            let batches = BatchQueue(segments: candidates, batchSize: options.batchSize)
-            candidates = []
+            let batches = BatchQueue(candidates: candidates, batchSize: options.batchSize)
             runLogger.info("candidates selected", metadata: ["candidates": "\(batches.candidateCount)"])
 
             let progress = try processBatches(batches, mainStore: store, runID: runID, options: options,

@@ -14,7 +14,7 @@ import Postgres
 ///   ranges of one `plan_state(rules_version, next_check_at)` index (sql/0007).
 /// `evaluate` then decides exactly; a candidate that turns out not due costs one row read.
 public struct DueUserSelection: Sendable {
-    public var userIDs: [Int64]
+    public var userIDs: UserIDSet
     /// The largest finite `updated_at` among the changed rows read (nil if none).
     public var newestUpdatedAt: Instant?
 }
@@ -61,16 +61,16 @@ extension PlanStore {
             """, purpose: "advancing change watermarks")
     }
 
-    /// The candidate users of `partitions` at `asOf`, ascending.
+    /// The candidate users of `partitions` at `asOf`.
     ///
     /// One statement, so the newest `updated_at` (the next watermark) comes from the very
     /// rows selected. It arrives as one extra row with a NULL user id; the ids arrive
-    /// unsorted and possibly twice (`UNION ALL`), and are sorted and de-duplicated here:
-    /// at a million users a server-side UNION spilled a sort to disk, and converting every
-    /// changed row's timestamp cost as much again.
+    /// unsorted and possibly twice (`UNION ALL`), and `UserIDSet` orders them and keeps
+    /// each once: at a million users a server-side UNION spilled a sort to disk, and
+    /// converting every changed row's timestamp cost as much again.
     public func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?) throws -> DueUserSelection {
         let part = UserPartitions.sql
-        var ids: [Int64] = []
+        var ids = UserIDSet.Builder()
         var newest: Instant? = nil
         // With watermarks, every source is an index range, and the plan must stay so when
         // the statistics lag behind (right after a first run wrote millions of state rows,
@@ -82,13 +82,12 @@ extension PlanStore {
         try connection.withTransaction { connection in
             try connection.setLocal(indexOnly, purpose: "planning the selection by its indexes")
             if changedSince == nil {
-                // Every row is a candidate: room for them at once, as the statistics count
-                // them, instead of doubling the array (twice the memory for a moment) as
-                // ten million ids arrive.
+                // Every row is a candidate, in the table's order: how many, as the
+                // statistics count them, tells the set they are dense from the first ids on.
                 let estimate = try connection.query(
                     "SELECT greatest(reltuples, 0)::int8 AS users FROM pg_class WHERE oid = to_regclass('user_settings')",
                     purpose: "estimating the users").first.map { try $0.int64("users") } ?? 0
-                ids.reserveCapacity(Int(estimate) * partitions.count / UserPartitions.count * 102 / 100)
+                ids = UserIDSet.Builder(expectedCount: Int(estimate) * partitions.count / UserPartitions.count)
             }
             try connection.forEachRow(
                 """
@@ -115,21 +114,11 @@ extension PlanStore {
                 if try row.isNull("user_id") {
                     newest = try row.optionalInt64("newest_updated_at").map { Instant(microsecondsSinceEpoch: $0) }
                 } else {
-                    ids.append(try row.int64("user_id"))
+                    ids.insert(try row.int64("user_id"))
                 }
                 return .continue
             }
         }
-        // Sorting takes a buffer of half the ids: skipped when they came in order (a
-        // first run reads user_settings in the order its rows were written).
-        if !ids.indices.dropFirst().allSatisfy({ ids[$0 - 1] <= ids[$0] }) { ids.sort() }
-        // Without a copy: a first run at ten million users selects 80 MB of ids.
-        var kept = 0
-        for index in ids.indices where kept == 0 || ids[kept - 1] != ids[index] {
-            ids[kept] = ids[index]
-            kept += 1
-        }
-        ids.removeLast(ids.count - kept)
-        return DueUserSelection(userIDs: ids, newestUpdatedAt: newest)
+        return DueUserSelection(userIDs: ids.build(), newestUpdatedAt: newest)
     }
 }

@@ -75,7 +75,7 @@ final class InMemoryRunStore: RunStore, @unchecked Sendable {
     }
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {}
     func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?) throws -> DueUserSelection {
-        DueUserSelection(userIDs: users.filter { partitions.contains(UserPartitions.partition(of: $0)) },
+        DueUserSelection(userIDs: UserIDSet(users.filter { partitions.contains(UserPartitions.partition(of: $0)) }),
                          newestUpdatedAt: nil)
     }
     func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard?) throws -> [LoadedUser] {

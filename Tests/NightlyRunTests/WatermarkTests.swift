@@ -47,7 +47,7 @@ import Testing
             let store = PlanStore(connection: driver.connection)
             func candidates(at asOf: Instant) throws -> [Int64] {
                 try store.dueUsers(asOf: asOf, partitions: Array(0..<UserPartitions.count),
-                                   changedSince: t0.adding(minutes: -60)).userIDs
+                                   changedSince: t0.adding(minutes: -60)).userIDs.map { $0 }
             }
             #expect(try candidates(at: t0.adding(minutes: 10)) == [])
 

@@ -1,4 +1,5 @@
 @testable import NightlyRun
+import PlanStore
 import PlanRules
 import Testing
 
@@ -224,13 +225,24 @@ import Testing
         }
     }
 
-    /// Batches take the candidates in ascending order across the selection shares.
-    @Test func batchesTakeTheSharesInAscendingOrder() {
-        let queue = BatchQueue(segments: [[2, 4, 6, 8, 10], [1, 3, 9], [], [5, 7, 11, 12]], batchSize: 5)
-        var batches: [[Int64]] = []
-        while let batch = queue.next(stopRequested: { false }) { batches.append(batch) }
-        #expect(batches == [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12]])
-        #expect(queue.candidateCount == 12)
+    /// Batches take the selected candidates in ascending order, and `--user` ids as given.
+    @Test func batchesTakeTheCandidatesInOrder() {
+        func batches(of candidates: UserIDSet, size: Int, stopAfter: Int = .max) -> [[Int64]] {
+            let queue = BatchQueue(candidates: candidates, batchSize: size)
+            var batches: [[Int64]] = []
+            while let batch = queue.next(stopRequested: { batches.count >= stopAfter }) { batches.append(batch) }
+            return batches
+        }
+        var shares = UserIDSet.Builder()
+        for share in [[2, 4, 6, 8, 10], [1, 3, 9], [], [5, 7, 11, 12]] as [[Int64]] {
+            shares.insert(contentsOf: UserIDSet(share))
+        }
+        let selected = shares.build()
+        #expect(selected.count == 12)
+        #expect(batches(of: selected, size: 5) == [[1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12]])
+        #expect(batches(of: selected, size: 5, stopAfter: 1) == [[1, 2, 3, 4, 5]])
+        #expect(batches(of: UserIDSet(inGivenOrder: [9, 3, 9, 1]), size: 2) == [[9, 3], [1]])
+        #expect(batches(of: UserIDSet([]), size: 5) == [])
     }
 
     /// The default `--workers`: the usable cores, at least 2 and at most 8; a container's
