@@ -101,6 +101,7 @@ public struct UserIDSet: Sendable {
         private var sparse: [Int64]?
         private var inserted = 0
         private let expectedCount: Int
+        private var lastChunk: (key: Int64, number: Int) = (.min, -1)
 
         /// `expectedCount`: about how many ids will come, if known (ids may arrive in any
         /// order, so the first few cannot tell how dense they all are).
@@ -110,11 +111,47 @@ public struct UserIDSet: Sendable {
 
         public mutating func insert(_ id: Int64) {
             inserted += 1
-            if sparse != nil {
+            guard sparse == nil, let number = chunkNumber(for: id >> UserIDSet.chunkShift) else {
                 sparse!.append(id)
                 return
             }
-            let key = id >> UserIDSet.chunkShift
+            let bit = Int(id & ((1 << UserIDSet.chunkShift) - 1))
+            words[number * UserIDSet.wordsPerChunk + bit / 64] |= 1 << UInt64(bit % 64)
+        }
+
+        /// Every id of `set`: bitmaps are merged a word at a time (a selection share holds
+        /// millions of ids).
+        public mutating func insert(contentsOf set: UserIDSet) {
+            guard case .bitmaps(let keys, let setWords) = set.storage else {
+                for id in set { insert(id) }
+                return
+            }
+            let width = UserIDSet.wordsPerChunk
+            for (chunk, key) in keys.enumerated() {
+                let source = chunk * width ..< (chunk + 1) * width
+                if sparse == nil {
+                    let ids = setWords[source].reduce(0) { $0 + $1.nonzeroBitCount }
+                    inserted += ids
+                    if let number = chunkNumber(for: key) {
+                        for offset in 0..<width { words[number * width + offset] |= setWords[source.lowerBound + offset] }
+                        continue
+                    }
+                    inserted -= ids
+                }
+                for offset in 0..<width {
+                    var word = setWords[source.lowerBound + offset]
+                    while word != 0 {
+                        insert(key << UserIDSet.chunkShift + Int64(offset * 64 + word.trailingZeroBitCount))
+                        word &= word - 1
+                    }
+                }
+            }
+        }
+
+        /// The number of chunk `key`, made if new; nil if the builder just became sparse.
+        /// Ids mostly come in runs of one chunk: the last one is remembered.
+        private mutating func chunkNumber(for key: Int64) -> Int? {
+            if key == lastChunk.key { return lastChunk.number }
             let number: Int
             if let known = chunkNumbers[key] {
                 number = known
@@ -125,24 +162,11 @@ public struct UserIDSet: Sendable {
                 words.append(contentsOf: repeatElement(0, count: UserIDSet.wordsPerChunk))
                 if bitmapsCostMoreThanAList {
                     becomeSparse()
-                    sparse!.append(id)
-                    return
+                    return nil
                 }
             }
-            let bit = Int(id & ((1 << UserIDSet.chunkShift) - 1))
-            words[number * UserIDSet.wordsPerChunk + bit / 64] |= 1 << UInt64(bit % 64)
-        }
-
-        /// Every id of `set`.
-        public mutating func insert(contentsOf set: UserIDSet) {
-            var position = Position()
-            var ids: [Int64] = []
-            while true {
-                ids.removeAll(keepingCapacity: true)
-                set.read(from: &position, upTo: 4096, into: &ids)
-                if ids.isEmpty { return }
-                for id in ids { insert(id) }
-            }
+            lastChunk = (key, number)
+            return number
         }
 
         /// Bitmaps pay 8 KiB per chunk, a list 8 bytes per id. Bitmaps are kept while they
@@ -158,7 +182,7 @@ public struct UserIDSet: Sendable {
             let set = UserIDSet(storage: .bitmaps(keys: chunkKeys, words: words), count: 0)
             var position = Position()
             set.read(from: &position, upTo: .max, into: &ids)
-            (chunkNumbers, chunkKeys, words) = ([:], [], [])
+            (chunkNumbers, chunkKeys, words, lastChunk) = ([:], [], [], (.min, -1))
             sparse = ids
         }
 

@@ -108,6 +108,20 @@ import Testing
         sparse.insert(contentsOf: UserIDSet((0..<300).map { Int64($0) << 40 }))
         sparse.insert(contentsOf: UserIDSet([7, 1 << 40]))
         #expect(sparse.build().map { $0 } == ([7] + (0..<300).map { Int64($0) << 40 }).sorted())
+
+        // Bitmaps (told to expect many ids) holding one id per chunk: merged into a builder
+        // told nothing, they turn it into a list part way through, and no id is lost.
+        let spread = (0..<400).map { Int64($0) * 65_536 + Int64($0 % 7) }
+        var told = UserIDSet.Builder(expectedCount: 1_000_000)
+        for id in spread { told.insert(id) }
+        let bitmaps = told.build()
+        var merged = UserIDSet.Builder()
+        merged.insert(contentsOf: bitmaps)
+        merged.insert(contentsOf: UserIDSet([3, 65_536 * 500]))
+        let mergedSet = merged.build()
+        let (bitmapsIn, bitmapsOut) = (isBitmaps(bitmaps), isBitmaps(mergedSet))
+        #expect(bitmapsIn && !bitmapsOut)
+        #expect(mergedSet.map { $0 } == (spread + [3, 65_536 * 500]).sorted())
     }
 
     @Test func givenOrderIsKeptWithoutRepeats() {
