@@ -59,7 +59,7 @@ public struct UserIDSet: Sendable {
         var wanted = limit
         switch storage {
         case .list(let list):
-            let end = Swift.min(list.count, position.chunk + wanted)
+            let end = list.count - position.chunk <= wanted ? list.count : position.chunk + wanted
             if position.chunk < end { ids.append(contentsOf: list[position.chunk..<end]) }
             position.chunk = Swift.max(position.chunk, end)
         case .bitmaps(let keys, let words):

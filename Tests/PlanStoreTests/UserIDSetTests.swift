@@ -1,4 +1,5 @@
 @testable import PlanStore
+import TestSupport
 import Testing
 
 /// A run's candidates as a compact set: every id once, ascending, whatever order and
@@ -21,20 +22,8 @@ import Testing
         return false
     }
 
-    /// A deterministic shuffle (no clock, no system randomness).
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func denseIdsInAnyOrderAreReadAscendingOnceEach() {
-        var random = SplitMix(state: 7)
+        var random = SplitMix64(seed: 7)
         // Ids of one partition share out of 1..300,000 (every fourth), some deleted,
         // repeated, in shuffled order: chunk boundaries (65,536) fall inside the range.
         var ids = (1...300_000).map(Int64.init).filter { $0 % 4 == 1 && $0 % 1_000 != 1 }
@@ -61,7 +50,7 @@ import Testing
     }
 
     @Test func sparseIdsBecomeASortedListWithTheSameReading() {
-        var random = SplitMix(state: 42)
+        var random = SplitMix64(seed: 42)
         var ids = (0..<20_000).map { _ in Int64(bitPattern: random.next()) }
         ids += ids.suffix(100)
         let set = UserIDSet(ids)
@@ -75,7 +64,7 @@ import Testing
     /// many to expect, the set keeps them as bitmaps from the first ones on. Untold, the
     /// first scattered ids look sparse once their bitmaps pass a mebibyte.
     @Test func theExpectedCountKeepsScatteredDenseIdsAsBitmaps() {
-        var random = SplitMix(state: 3)
+        var random = SplitMix64(seed: 3)
         let wide = (0..<1_000).map { _ in Int64.random(in: 1...20_000_000, using: &random) }
         var told = UserIDSet.Builder(expectedCount: 20_000_000)
         for id in wide { told.insert(id) }
@@ -129,5 +118,6 @@ import Testing
         #expect(set.map { $0 } == [42, 7, -3])
         #expect(set.count == 3)
         #expect(batches(of: set, size: 2) == [[42, 7], [-3]])
+        #expect(batches(of: set, size: .max) == [[42, 7, -3]])
     }
 }
