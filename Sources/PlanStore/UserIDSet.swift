@@ -122,29 +122,28 @@ public struct UserIDSet: Sendable {
         /// Every id of `set`: bitmaps are merged a word at a time (a selection share holds
         /// millions of ids).
         public mutating func insert(contentsOf set: UserIDSet) {
-            guard case .bitmaps(let keys, let setWords) = set.storage else {
-                for id in set { insert(id) }
-                return
-            }
-            let width = UserIDSet.wordsPerChunk
-            for (chunk, key) in keys.enumerated() {
-                let source = chunk * width ..< (chunk + 1) * width
-                if sparse == nil {
+            var rest = Position()
+            if case .bitmaps(let keys, let setWords) = set.storage {
+                let width = UserIDSet.wordsPerChunk
+                while sparse == nil, rest.chunk < keys.count {
+                    let source = rest.chunk * width ..< (rest.chunk + 1) * width
                     let ids = setWords[source].reduce(0) { $0 + $1.nonzeroBitCount }
                     inserted += ids
-                    if let number = chunkNumber(for: key) {
-                        for offset in 0..<width { words[number * width + offset] |= setWords[source.lowerBound + offset] }
-                        continue
+                    guard let number = chunkNumber(for: keys[rest.chunk]) else {
+                        inserted -= ids  // counted again as the chunk's ids are inserted one by one
+                        break
                     }
-                    inserted -= ids
+                    for offset in 0..<width { words[number * width + offset] |= setWords[source.lowerBound + offset] }
+                    rest.chunk += 1
                 }
-                for offset in 0..<width {
-                    var word = setWords[source.lowerBound + offset]
-                    while word != 0 {
-                        insert(key << UserIDSet.chunkShift + Int64(offset * 64 + word.trailingZeroBitCount))
-                        word &= word - 1
-                    }
-                }
+            }
+            // A list, or what is left once this builder has turned into one: id by id.
+            var ids: [Int64] = []
+            while true {
+                ids.removeAll(keepingCapacity: true)
+                set.read(from: &rest, upTo: 4096, into: &ids)
+                if ids.isEmpty { return }
+                for id in ids { insert(id) }
             }
         }
 
