@@ -12,6 +12,10 @@ public struct RunOptions: Sendable {
     public var batchSize: Int
     /// `--workers N`: batches processed at once, each worker on its own connection.
     public var workers: Int
+    /// How many connections select the candidates at once when everyone may be due; nil:
+    /// one per usable core (`NightlyRunner.selectDueUsers` says why). Never more than
+    /// `workers`.
+    public var selectionShares: Int?
     /// `--shard i/N`: this process handles the user partitions of shard i only.
     public var shard: Shard?
     /// How far behind the last watermark a run looks for changed rows, so a write whose
@@ -36,7 +40,7 @@ public struct RunOptions: Sendable {
     public var progress: @Sendable (RunProgress) -> Void
 
     public init(asOf: Instant, manualUsers: [Int64] = [], dryRun: Bool = false, batchSize: Int = 2000,
-                workers: Int = 1, shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
+                workers: Int = 1, selectionShares: Int? = nil, shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
                 claimTTL: Duration = .seconds(120), overlapLimit: Duration = .seconds(3600),
                 asOfLeadLimit: Duration? = nil,
                 stopRequested: @escaping @Sendable () -> Bool = { false },
@@ -46,6 +50,7 @@ public struct RunOptions: Sendable {
         self.dryRun = dryRun
         self.batchSize = batchSize
         self.workers = workers
+        self.selectionShares = selectionShares
         self.shard = shard
         self.changeLookbackSeconds = changeLookbackSeconds
         self.binaryVersion = binaryVersion

@@ -112,7 +112,9 @@ final class RunDriver {
             notifications: try notifications ?? NotificationSink.appending(toFile: notificationsPath),
             report: try LineWriter.appending(toFile: reportPath))
         let summary = try runner.run(RunOptions(asOf: asOf, manualUsers: users, dryRun: dryRun,
-                                                batchSize: batchSize, workers: workers, shard: shard,
+                                                batchSize: batchSize, workers: workers,
+                                                selectionShares: workers,  // whatever this machine's cores
+                                                shard: shard,
                                                 overlapLimit: overlapLimit))
         if let runID = summary.runID { try expectSummaryMatchesTables(summary, runID: runID) }
         return summary
