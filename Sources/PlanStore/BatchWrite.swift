@@ -283,7 +283,13 @@ extension PlanStore {
     /// update. Should a row have gone meanwhile (only a DELETE outside plan-regen can do
     /// that: an erasure waits for the batch's partitions), the upsert writes the batch's
     /// states again, so the batch never loses one.
+    /// A dense batch's rows are found by their id range (one index range scan and a hash
+    /// join, like `loadUsers`) rather than a probe per row: at 2,000 rows of a rules-change
+    /// run the join took 1.6 ms instead of 2.1–2.5 ms, of an update of 16–24 ms.
     private func updateStates(_ states: [StateWrite], runID: Int64) throws {
+        let inRange: SQLQuery = UserLookup.denseRange(of: states.map(\.userID)).map {
+            "AND p.user_id BETWEEN \($0.lowerBound) AND \($0.upperBound)"
+        } ?? ""
         let updated = try connection.pipelined([(
             """
             UPDATE plan_state p SET
@@ -296,7 +302,7 @@ extension PlanStore {
             FROM \(sql: Self.stateColumns(states)) AS u(user_id, plan_date, rules_version, history_rows_on_plan_date,
                 last_evaluated_date, seen_updated_at, judged_updated_at, judged_rules_version,
                 scheduled_updated_at, next_check_at)
-            WHERE p.user_id = u.user_id
+            WHERE p.user_id = u.user_id \(sql: inRange)
             """, "updating \(states.count) plan_state rows")])[0].affectedRows
         if updated != states.count {
             _ = try connection.pipelined([stateUpsert(states, runID: runID)])

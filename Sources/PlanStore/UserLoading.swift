@@ -79,8 +79,10 @@ extension PlanStore {
         for row in rows {
             users.append(try loadedUser(from: row, column))
         }
-        if lookup.returnsUnordered, zip(users, users.dropFirst()).contains(where: { $0.userID > $1.userID }) {
-            users.sort { $0.userID < $1.userID }  // the ids ascend: their order is the users' by id
+        // The ids ascend: their order is the users' by id. (Ids compared in place: a pair of
+        // users copied out of the array would retain every buffer they hold.)
+        if lookup.returnsUnordered, users.indices.dropFirst().contains(where: { users[$0 - 1].userID > users[$0].userID }) {
+            users.sort { $0.userID < $1.userID }
         }
         return users
     }
