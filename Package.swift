@@ -19,6 +19,12 @@ import PackageDescription
 /// only, which is what `deploy/test.sh` builds: a release binary cannot be made to kill itself.
 let faultInjectionInDebugBuilds: [SwiftSetting] = [.define("PLAN_REGEN_FAULT_INJECTION", .when(configuration: .debug))]
 
+/// Release builds of the libraries on the per-user path optimize across module boundaries:
+/// the rules, JSON, store and pipeline call each other for every user, and a call into
+/// another module that cannot be inlined or specialized costs retains and releases of
+/// every value it passes.
+let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "plan-regen",
     platforms: [.macOS(.v15)],
@@ -35,11 +41,11 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: crossModuleOptimization),
         .target(name: "PlanRules"),
         .target(name: "ZoneFiles", dependencies: ["PlanRules"]),
-        .target(name: "PlanJSON", dependencies: ["PlanRules"]),
-        .target(name: "PlanStore", dependencies: ["Postgres", "PlanJSON", "PlanRules"]),
+        .target(name: "PlanJSON", dependencies: ["PlanRules"], swiftSettings: crossModuleOptimization),
+        .target(name: "PlanStore", dependencies: ["Postgres", "PlanJSON", "PlanRules"], swiftSettings: crossModuleOptimization),
         .target(name: "DemoData", dependencies: ["PlanStore", "PlanRules", "Postgres"]),
         .target(
             name: "NightlyRun",
@@ -47,7 +53,7 @@ let package = Package(
                 "PlanStore", "PlanJSON", "PlanRules", "Postgres",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: faultInjectionInDebugBuilds
+            swiftSettings: faultInjectionInDebugBuilds + crossModuleOptimization
         ),
         .target(
             name: "Operations",

@@ -10,6 +10,10 @@ struct BatchOutcome {
     var unknownUsers: [Int64] = []
     /// `--dry-run` lines: one JSON object per user that would be written to.
     var reportLines: [String] = []
+    /// Users per due reason, by position in `DueReason.allCases`, folded into
+    /// `counts.usersByReason` once per batch: counting into that dictionary hashed a
+    /// string for every user.
+    var usersByReason = [Int](repeating: 0, count: DueReason.allCases.count)
 }
 
 extension NightlyRunner {
@@ -27,13 +31,22 @@ extension NightlyRunner {
                 record(evaluation, of: users[i], into: &outcome, options: options, manual: manual, logger: logger)
             }
         }
+        for (reason, users) in zip(DueReason.allCases, outcome.usersByReason) where users > 0 {
+            outcome.counts.usersByReason[reason.rawValue, default: 0] += users
+        }
         return outcome
     }
 
-    /// The reasons that make a user due at a local midnight, which the lateness metric
+    /// Whether `reason` makes a user due at a local midnight, which the lateness metric
     /// measures from. A first plan is due when its row appears, a new rules version when
     /// the binary is deployed, and a manual rerun when ops ask: none has a midnight.
-    static let reasonsDueAtMidnight: Set<DueReason> = [.settingsChanged, .phaseSwitch, .birthday]
+    /// (A switch, not a `Set`: asked for every user.)
+    static func isDueAtMidnight(_ reason: DueReason) -> Bool {
+        switch reason {
+        case .settingsChanged, .phaseSwitch, .birthday: true
+        case .created, .rulesChanged, .manualRerun: false
+        }
+    }
 
     /// A history row's `previous`: the plan the user was loaded with (`evaluate`
     /// regenerates once, from that plan), written back as its stored text rather than
@@ -66,9 +79,9 @@ extension NightlyRunner {
         if evaluation.recordedIncomplete { outcome.counts.skippedIncomplete += 1 }
         if !evaluation.rejections.isEmpty { outcome.counts.rejected += 1 }
         if !evaluation.reasons.isEmpty { outcome.counts.due += 1 }
-        for reason in evaluation.reasons { outcome.counts.usersByReason[reason.rawValue, default: 0] += 1 }
+        for reason in evaluation.reasons { outcome.usersByReason[reason.position] += 1 }
         if !manual, let midnight = evaluation.planDateStart,
-           evaluation.reasons.contains(where: Self.reasonsDueAtMidnight.contains) {
+           evaluation.reasons.contains(where: Self.isDueAtMidnight) {
             outcome.counts.lateness.record(
                 microseconds: options.asOf.microsecondsSinceEpoch - midnight.microsecondsSinceEpoch)
         }

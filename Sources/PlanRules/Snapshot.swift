@@ -148,7 +148,19 @@ public enum DueReason: String, Hashable, Sendable, CaseIterable, Comparable {
     case manualRerun = "manual_rerun"
 
     public static func < (lhs: DueReason, rhs: DueReason) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        lhs.position < rhs.position
+    }
+
+    /// Its position in `allCases`: the order of `<`, and an index for per-reason counts.
+    public var position: Int {
+        switch self {
+        case .created: 0
+        case .settingsChanged: 1
+        case .phaseSwitch: 2
+        case .birthday: 3
+        case .rulesChanged: 4
+        case .manualRerun: 5
+        }
     }
 }
 

@@ -62,6 +62,14 @@ struct DecisionHarness {
 
 // MARK: - created
 
+/// `position` is each reason's place in `allCases`: the sort order of `reasons` and the
+/// index the run counts reasons by.
+@Test func aDueReasonsPositionIsItsPlaceInAllCases() {
+    #expect(DueReason.allCases.map(\.position) == Array(DueReason.allCases.indices))
+    #expect(DueReason.allCases.sorted() == DueReason.allCases)
+    #expect([DueReason.manualRerun, .created, .birthday].sorted() == [.created, .birthday, .manualRerun])
+}
+
 @Test func theFirstPlanIsMadeAtOnceForTodayWithReasonCreated() throws {
     var user = try DecisionHarness(zone: "Europe/Berlin")
     let evaluation = user.signUp(atHour: 10)
