@@ -134,14 +134,20 @@ extension PlanStore {
                 // Rows read in place (`history[i].field`): `for h in` copied each one,
                 // retaining its five buffers.
                 let history = batch.history
+                // Users of a batch mostly share their reasons (`{created}` in a first run):
+                // the array's text is made again only when they change.
+                var reasons = (list: [String](), text: PostgresTextArray.encode([String]()))
                 for i in history.indices {
+                    if history[i].reasons != reasons.list {
+                        reasons = (history[i].reasons, PostgresTextArray.encode(history[i].reasons))
+                    }
                     try writer.addRow { row in
                         row.integer(history[i].userID)
                         row.plain(history[i].planDate)
                         row.integer(history[i].seq)
                         row.text(generated)
                         row.integer(runID)
-                        row.text(PostgresTextArray.encode(history[i].reasons))
+                        row.text(reasons.text)
                         row.compactJSON(utf8: history[i].snapshotJSON)
                         row.compactJSON(utf8: history[i].previousJSON)
                         row.compactJSON(utf8: history[i].diffJSON)
