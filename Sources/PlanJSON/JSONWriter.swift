@@ -28,6 +28,9 @@ struct JSONWriter: ~Copyable {
     /// What was written so far.
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+    /// What was written so far, as a String (the writer writes only valid UTF-8).
+    var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
     @inline(__always)
     private mutating func append(_ byte: UInt8) {
         if count == capacity { grow(toHold: 1) }

@@ -8,6 +8,19 @@ extension PlanNotification {
     /// The JSON object, without a line break.
     public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter(capacity: 480)
+        write(into: &writer)
+        return writer.bytes
+    }
+
+    /// The JSON object as a String, made straight from the written bytes (the run makes one
+    /// for every notification: through `jsonBytes()` it cost an array and a copy more).
+    public var jsonString: String {
+        var writer = JSONWriter(capacity: 480)
+        write(into: &writer)
+        return writer.string
+    }
+
+    private func write(into writer: inout JSONWriter) {
         writer.raw("{\"id\":"); writer.string(id)
         writer.raw(",\"type\":"); writer.string(type.rawValue)
         writer.raw(",\"user_id\":"); writer.int(Int(userID))
@@ -24,13 +37,10 @@ extension PlanNotification {
             writer.raw(",\"units\":"); writer.string(units)
         }
         writer.raw("}")
-        return writer.bytes
     }
 
     /// The JSON object followed by `\n`: one line of the notifications file.
     public func jsonLine() -> [UInt8] { jsonBytes() + [UInt8(ascii: "\n")] }
-
-    public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }
 }
 
 extension JSONWriter {

@@ -23,6 +23,7 @@ public func computePlan(from settings: ValidSettings, planDate: LocalDate, reaso
                                      targetTenthsKg: settings.targetWeightTenthsKg,
                                      targetDate: settings.targetDate, planDate: planDate)
 
+    // Appended in raw-value order, the order section 6 lists them in: no sort needed.
     var flags: [Flag] = []
     if targets.calories.floorApplied { flags.append(.calorieFloorApplied) }
     if targets.macros.macroOverflow { flags.append(.macroOverflow) }
@@ -33,9 +34,7 @@ public func computePlan(from settings: ValidSettings, planDate: LocalDate, reaso
     return Snapshot(
         rulesVersion: rulesVersion,
         planDate: planDate,
-        // Distinct, in section 2's order: no set to hash and no sort (its `<` looks both
-        // reasons up in `allCases`) for the one to three reasons a plan has.
-        reasons: DueReason.allCases.filter(reasons.contains),
+        reasons: inSectionTwoOrder(reasons),
         inputs: inputs,
         targets: targets.snapshotTargets,
         phase: targets.cycle?.phaseInfo(at: planDate)
@@ -45,5 +44,13 @@ public func computePlan(from settings: ValidSettings, planDate: LocalDate, reaso
             estimatedWeeks: projection.estimatedWeeks,
             projectedDate: projection.projectedDate(from: planDate),
             recommendedTargetDate: targetDate.recommendedTargetDate),
-        flags: flags.sorted())
+        flags: flags)
+}
+
+/// `reasons` distinct and in section 2's order: the array itself when it already is (a
+/// plan's one reason, nearly always), so that most users' plans make no new array; else
+/// filtered from `allCases` (no set to hash, no sort for one to three reasons).
+private func inSectionTwoOrder(_ reasons: [DueReason]) -> [DueReason] {
+    if zip(reasons, reasons.dropFirst()).allSatisfy({ $0 < $1 }) { return reasons }
+    return DueReason.allCases.filter(reasons.contains)
 }

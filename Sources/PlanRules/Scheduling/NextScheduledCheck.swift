@@ -17,23 +17,27 @@ func nextScheduledCheck(row: UserSettingsRow, state: UserPlanState, zone: Zone) 
     guard let current = state.currentPlan else { return nil }
     let lastEvaluated = state.lastEvaluatedDate ?? current.planDate
     let firstSchedulable = lastEvaluated.adding(days: 1)
-    var candidates: [LocalDate] = []
+    // The earliest candidate so far (kept, not collected: no array for every user).
+    var earliest: LocalDate?
+    func consider(_ candidate: LocalDate) {
+        if earliest.map({ candidate < $0 }) ?? true { earliest = candidate }
+    }
 
     let version = RowVersion(updatedAt: row.updatedAt, state: state)
     if version.isUnseen, !version.isRecordedAsUnusable,
        let effective = version.firstEffectiveDate(in: zone, notBefore: firstSchedulable) {
-        candidates.append(effective)
+        consider(effective)
     }
     if let cycle = matadorCycle(of: current) {
-        candidates.append(cycle.nextPhaseSwitchDate(after: lastEvaluated))
+        consider(cycle.nextPhaseSwitchDate(after: lastEvaluated))
     }
     let dateOfBirth = current.inputs.dateOfBirth
     if age(bornOn: dateOfBirth, at: firstSchedulable) != current.inputs.age {
-        candidates.append(firstSchedulable)
+        consider(firstSchedulable)
     } else {
-        candidates.append(nextBirthday(bornOn: dateOfBirth, after: lastEvaluated))
+        consider(nextBirthday(bornOn: dateOfBirth, after: lastEvaluated))
     }
-    if current.rulesVersion != rulesVersion { candidates.append(firstSchedulable) }
+    if current.rulesVersion != rulesVersion { consider(firstSchedulable) }
 
-    return candidates.min().map(zone.startOfDay)
+    return earliest.map(zone.startOfDay)
 }
