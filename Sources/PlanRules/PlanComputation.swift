@@ -30,6 +30,7 @@ public func computePlan(from settings: ValidSettings, planDate: LocalDate, reaso
     if projection.beyondTenYears { flags.append(.projectionBeyond10Years) }
     if targetDate.targetDatePassed { flags.append(.targetDatePassed) }
     if targetDate.timelineUnrealistic { flags.append(.timelineUnrealistic) }
+    assert(flags == flags.sorted(), "flags appended out of raw-value order")
 
     return Snapshot(
         rulesVersion: rulesVersion,
