@@ -115,32 +115,39 @@ import Glibc
     /// at once too, but the backend, busy in the statement, notices only when the
     /// statement ends (as with a direct connection): the lock is held until then. Bounding
     /// statements (statement_timeout) bounds how long a dead client's locks stay.
+    ///
+    /// The statement waits for an advisory lock the test holds, and ends when the test lets
+    /// it go: a `pg_sleep` of a few seconds ran out before the checks on a loaded machine.
     @Test(.requires(.pgbouncer, .psql)) func aClientKilledMidStatementKeepsItsLocksUntilTheStatementEnds() throws {
         try TestDatabase.withFresh { database in
             let server = try Self.sharedServer()
             let bouncer = try PgBouncer(server: server.host, port: server.port, poolMode: .transaction)
             defer { bouncer.stop() }
             let direct = try database.connect()
+            _ = try direct.query("SELECT pg_advisory_lock(19)", purpose: "test: holding the lock the statement waits for")
             let client = try PsqlClient(conninfo: bouncer.conninfo(database: database.name))
             defer { client.kill() }
-            try client.send("BEGIN; SELECT pg_advisory_xact_lock(18); SELECT pg_sleep(2.5);")
+            try client.send("BEGIN; SELECT pg_advisory_xact_lock(18); SELECT pg_advisory_lock(19);")
             var backend: Int32 = 0
-            try waitUntil("the client to hold the lock inside pg_sleep", limitSeconds: 10) {
+            try waitUntil("the client to hold lock 18 while its statement waits for lock 19", limitSeconds: 10) {
                 guard let holder = try Self.advisoryLockHolders(18, on: direct).first else { return false }
                 backend = holder
                 return try Self.state(of: holder, on: direct) == "active"
             }
 
             client.kill()
-            let killed = Date()
             try waitUntil("pgbouncer to close the killed client's server connection", limitSeconds: 10) {
                 try bouncer.admin("SHOW SERVERS").allSatisfy { $0["remote_pid"] != String(backend) }
             }
-            #expect(try Self.advisoryLockHolders(18, on: direct) == [backend], "still held: the backend is in pg_sleep")
+            #expect(try Self.advisoryLockHolders(18, on: direct) == [backend], "still held: the backend is in its statement")
+            #expect(try Self.state(of: backend, on: direct) == "active", "the backend has not noticed its client is gone")
+
+            _ = try direct.query("SELECT pg_advisory_unlock(19)", purpose: "test: letting the statement end")
+            let released = Date()
             try waitUntil("the lock to be free once the statement has ended", limitSeconds: 10) {
                 try Self.advisoryLockHolders(18, on: direct).isEmpty
             }
-            #expect(Date().timeIntervalSince(killed) < 5)
+            #expect(Date().timeIntervalSince(released) < 5)
         }
     }
 
