@@ -40,7 +40,8 @@ public struct RunOptions: Sendable {
     public var progress: @Sendable (RunProgress) -> Void
 
     public init(asOf: Instant, manualUsers: [Int64] = [], dryRun: Bool = false, batchSize: Int = 2000,
-                workers: Int = 1, selectionShares: Int? = nil, shard: Shard? = nil, changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
+                workers: Int = 1, selectionShares: Int? = nil, shard: Shard? = nil,
+                changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
                 claimTTL: Duration = .seconds(120), overlapLimit: Duration = .seconds(3600),
                 asOfLeadLimit: Duration? = nil,
                 stopRequested: @escaping @Sendable () -> Bool = { false },

@@ -213,10 +213,7 @@ struct UserLookup {
             return """
                 LEFT JOIN LATERAL (SELECT * FROM user_settings WHERE user_id = u.user_id LIMIT 1) s ON true
                 LEFT JOIN LATERAL (
-                    SELECT plan_state.*, (
-                        SELECT snapshot FROM plan_history h
-                        WHERE h.user_id = plan_state.user_id AND h.plan_date = plan_state.plan_date
-                          AND h.seq = plan_state.history_rows_on_plan_date - 1) AS snapshot
+                    SELECT plan_state.*, \(sql: Self.currentPlan(of: "plan_state")) AS snapshot
                     FROM plan_state WHERE user_id = u.user_id LIMIT 1) p ON true
                 ORDER BY u.position
                 """
@@ -233,11 +230,17 @@ struct UserLookup {
     /// query it is looked up for the batch's own state rows only.
     var currentPlan: SQLQuery {
         guard range != nil else { return "p.snapshot::text" }
-        return """
-            (SELECT snapshot FROM plan_history h
-             WHERE h.user_id = p.user_id AND h.plan_date = p.plan_date
-               AND h.seq = p.history_rows_on_plan_date - 1)::text AS snapshot
-            """
+        return "\(sql: Self.currentPlan(of: "p"))::text AS snapshot"
+    }
+
+    /// The snapshot of the history row a `plan_state` row (named `state` in the query)
+    /// points at: its current plan.
+    private static func currentPlan(of state: String) -> SQLQuery {
+        """
+        (SELECT snapshot FROM plan_history h
+         WHERE h.user_id = \(identifier: state).user_id AND h.plan_date = \(identifier: state).plan_date
+           AND h.seq = \(identifier: state).history_rows_on_plan_date - 1)
+        """
     }
 }
 
