@@ -97,18 +97,20 @@ extension NightlyRunner {
             userLogger().info("settings row rejected", metadata: [
                 "fields": "\(evaluation.rejections.map(\.field.rawValue).joined(separator: ","))"])
         }
-        var diffJSON: [UInt8]? = nil
+        var diffJSON: Range<Int>? = nil
         if let history = evaluation.history {
-            // JSON stays bytes on its way to COPY: no String to build and validate.
-            diffJSON = history.diff.jsonBytes()
+            // JSON stays bytes on its way to COPY, in the batch's one buffer: no String to
+            // build and validate, no array per value.
+            let snapshotJSON = outcome.write.appendJSON(history.snapshot.appendStorageJSON(to:))
+            let diff = outcome.write.appendJSON(history.diff.appendJSON(to:))
+            diffJSON = diff
             outcome.write.history.append(HistoryWrite(
                 userID: user.userID, planDate: history.planDate,
-                seq: evaluation.newState.historyRowsOnCurrentPlanDate - 1,
-                reasons: history.reasons.map(\.rawValue), snapshotJSON: history.snapshot.storageJSONBytes(),
-                previousJSON: previousJSON(history.previous, of: user), diffJSON: diffJSON ?? [],
-                rulesVersion: history.snapshot.rulesVersion))
+                seq: evaluation.newState.historyRowsOnCurrentPlanDate - 1, reasons: history.reasons,
+                snapshotJSON: snapshotJSON, previousJSON: previousJSON(history.previous, of: user),
+                diffJSON: diff, rulesVersion: history.snapshot.rulesVersion))
         }
-        var notificationLine: String? = nil
+        var notificationLine: Range<Int>? = nil
         if let notification = evaluation.notification {
             if notification.unknownUnitSystem != nil {
                 // Counts as NULL (plan-rules.md 7.1): units from the locale's region.
@@ -116,11 +118,9 @@ extension NightlyRunner {
                 userLogger().warning("unit_system is neither metric nor imperial; units follow the locale",
                                    metadata: ["units": "\(notification.units ?? "metric")"])
             }
-            let line = notification.jsonString
-            notificationLine = line
             outcome.counts.notifications += 1
-            outcome.write.outbox.append(OutboxWrite(
-                notificationID: notification.id, userID: user.userID, createdAt: options.asOf, payload: line))
+            notificationLine = outcome.write.appendNotification(
+                id: notification.id, userID: user.userID, createdAt: options.asOf, payload: notification.appendJSON(to:))
         }
         if evaluation.newState != user.state || evaluation.nextScheduledCheck != user.storedNextCheck
             || user.storedRulesVersion != rulesVersion {
@@ -131,8 +131,10 @@ extension NightlyRunner {
         if options.dryRun, evaluation.outcome != .notDue {
             outcome.reportLines.append(DryRunReport.line(
                 userID: user.userID, evaluation: evaluation,
-                diffJSON: diffJSON.map { String(decoding: $0, as: UTF8.self) },
-                notificationLine: notificationLine))
+                diffJSON: diffJSON.map { String(decoding: outcome.write.json[$0], as: UTF8.self) },
+                notificationLine: notificationLine.map {
+                    String(decoding: outcome.write.notificationLines[$0], as: UTF8.self)
+                }))
         }
     }
 }

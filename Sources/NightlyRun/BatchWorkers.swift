@@ -166,7 +166,7 @@ struct BatchWorker: Sendable {
                 continue
             }
             if let notificationBatch {
-                try runner.notifications.emit(outcome.write.outbox.map(\.payload))
+                try runner.notifications.emit(lines: outcome.write.notificationLines)
                 try store.markEmitted(batch: notificationBatch)
             }
             return outcome

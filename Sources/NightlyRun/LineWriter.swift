@@ -53,15 +53,27 @@ public final class LineWriter: Sendable {
     /// Writes each line followed by a newline, in one piece. Throws on a write error (a
     /// closed pipe, a full disk).
     public func emit(_ lines: some Collection<String>) throws {
-        guard !lines.isEmpty else { return }
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
+        try emit(lines: Self.bytes(ofLines: lines))
+    }
+
+    /// `lines`, each followed by a line feed, as one buffer.
+    static func bytes(ofLines lines: some Collection<String>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
         for line in lines {
-            buffer.append(contentsOf: line.utf8)
-            buffer.append(0x0A)
+            bytes.append(contentsOf: line.utf8)
+            bytes.append(0x0A)
         }
+        return bytes
+    }
+
+    /// Writes `bytes`, whole lines each ending in a line feed, in one piece (a batch's
+    /// notification lines, encoded straight into one buffer). Throws as `emit(_:)`.
+    public func emit(lines bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        assert(bytes.last == 0x0A, "whole lines")
         try writing.withLock { _ in
-            if let code = Self.writeAll(buffer, to: descriptor) {
+            if let code = Self.writeAll(bytes, to: descriptor) {
                 throw LineWriterError(action: "write to \(destination)", errno: code)
             }
         }

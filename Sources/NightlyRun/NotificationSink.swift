@@ -46,7 +46,13 @@ public final class NotificationSink: Sendable {
     /// Writes each line followed by a newline. Throws on a write error (a closed pipe, a
     /// full disk) so the caller leaves the lines pending in the outbox.
     public func emit(_ lines: [String]) throws {
-        guard !lines.isEmpty else { return }
+        try emit(lines: LineWriter.bytes(ofLines: lines))
+    }
+
+    /// Writes `bytes`: whole lines, each ending in a line feed (a batch's lines as
+    /// `BatchWrite.notificationLines` holds them). Throws as `emit(_:)`.
+    public func emit(lines bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
         do {
             try emitting.withLock { state in
                 state.calls += 1
@@ -54,17 +60,26 @@ public final class NotificationSink: Sendable {
                 let injected = state.fault.flatMap { $0.call == state.calls ? $0 : nil }
                 if injected?.point == .beforeEmit { injected?.killProcess() }
                 if injected?.point == .midEmit {
-                    try output.emit(lines.prefix(lines.count / 2))
+                    try output.emit(lines: Array(bytes[..<Self.endOfFirstHalf(ofLines: bytes)]))
                     injected?.killProcess()
                 }
-                try output.emit(lines)
+                try output.emit(lines: bytes)
                 if injected?.point == .afterEmit { injected?.killProcess() }
                 #else
-                try output.emit(lines)
+                try output.emit(lines: bytes)
                 #endif
             }
         } catch let error as LineWriterError {
             throw RunError.notificationWrite(destination: output.destination, reason: error.reason)
         }
     }
+
+    #if PLAN_REGEN_FAULT_INJECTION
+    /// Where the first half of the lines in `bytes` ends (after the line feed of line
+    /// n / 2 of n), for the `midEmit` fault.
+    private static func endOfFirstHalf(ofLines bytes: [UInt8]) -> Int {
+        let ends = bytes.indices.filter { bytes[$0] == 0x0A }
+        return ends.count / 2 == 0 ? 0 : ends[ends.count / 2 - 1] + 1
+    }
+    #endif
 }

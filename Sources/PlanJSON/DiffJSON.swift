@@ -5,6 +5,18 @@ extension Array where Element == FieldChange {
     /// sides are numbers), with the snapshot's number conventions.
     public func jsonBytes() -> [UInt8] {
         var writer = JSONWriter(capacity: 64 + count * 80)
+        write(into: &writer)
+        return writer.bytes
+    }
+
+    /// The same bytes appended to `bytes` (a batch's buffer of many values).
+    public func appendJSON(to bytes: inout [UInt8]) {
+        var writer = JSONWriter(capacity: 64 + count * 80)
+        write(into: &writer)
+        writer.appendWritten(to: &bytes)
+    }
+
+    private func write(into writer: inout JSONWriter) {
         writer.raw("[")
         for (index, entry) in enumerated() {
             if index > 0 { writer.raw(",") }
@@ -13,7 +25,6 @@ extension Array where Element == FieldChange {
             writer.raw("}")
         }
         writer.raw("]")
-        return writer.bytes
     }
 
     public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }

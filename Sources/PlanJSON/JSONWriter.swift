@@ -28,6 +28,11 @@ struct JSONWriter: ~Copyable {
     /// What was written so far.
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+    /// Appends what was written so far to `bytes` (a batch's buffer of many values).
+    func appendWritten(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+    }
+
     /// What was written so far, as a String (the writer writes only valid UTF-8).
     var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
 

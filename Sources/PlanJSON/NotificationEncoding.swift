@@ -20,6 +20,14 @@ extension PlanNotification {
         return writer.string
     }
 
+    /// The JSON object appended to `bytes`, without a line break (a batch's buffer of
+    /// notification lines).
+    public func appendJSON(to bytes: inout [UInt8]) {
+        var writer = JSONWriter(capacity: 480)
+        write(into: &writer)
+        writer.appendWritten(to: &bytes)
+    }
+
     private func write(into writer: inout JSONWriter) {
         writer.raw("{\"id\":"); writer.string(id)
         writer.raw(",\"type\":"); writer.string(type.rawValue)

@@ -16,6 +16,14 @@ extension Snapshot {
         return writer.bytes
     }
 
+    /// The same bytes appended to `bytes`: a run keeps a batch's JSON in one buffer
+    /// rather than an array per value.
+    public func appendJSON(keyOrder: SnapshotKeyOrder, to bytes: inout [UInt8]) {
+        var writer = JSONWriter(capacity: 800)
+        writer.snapshot(self, order: keyOrder)
+        writer.appendWritten(to: &bytes)
+    }
+
     public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }
 }
 

@@ -5,15 +5,58 @@ import Postgres
 /// the new plan state, rejections and the notifications' outbox lines. Values arrive
 /// already encoded (snapshot and diff JSON, notification lines) so the store only moves
 /// bytes.
+///
+/// The JSON of a batch lies back to back in two buffers, `json` and `notificationLines`,
+/// and rows point into them by range: an array per value cost a run three allocations
+/// and their release per user.
 public struct BatchWrite: Sendable {
     public var history: [HistoryWrite] = []
     public var states: [StateWrite] = []
     public var rejections: [RejectionWrite] = []
     public var outbox: [OutboxWrite] = []
+    /// The UTF-8 JSON texts of `history` (snapshots, diffs), back to back.
+    public var json: [UInt8] = []
+    /// The outbox's payloads, each followed by a line feed: as they go to the
+    /// notifications file.
+    public var notificationLines: [UInt8] = []
 
     public init() {}
 
     public var isEmpty: Bool { history.isEmpty && states.isEmpty && rejections.isEmpty && outbox.isEmpty }
+
+    /// Appends the JSON text `encode` writes to `json` and returns where it lies.
+    @inlinable
+    public mutating func appendJSON(_ encode: (inout [UInt8]) -> Void) -> Range<Int> {
+        let start = json.count
+        encode(&json)
+        return start..<json.count
+    }
+
+    /// Appends one outbox line: `payload` is a notification's JSON text (`encode` writes
+    /// it to the end of `notificationLines`), which gets its line feed here. Returns where
+    /// the payload lies.
+    @discardableResult
+    public mutating func appendNotification(id: String, userID: Int64, createdAt: Instant,
+                                            payload encode: (inout [UInt8]) -> Void) -> Range<Int> {
+        let start = notificationLines.count
+        encode(&notificationLines)
+        let payload = start..<notificationLines.count
+        outbox.append(OutboxWrite(notificationID: id, userID: userID, createdAt: createdAt, payload: payload))
+        notificationLines.append(UInt8(ascii: "\n"))
+        return payload
+    }
+
+    /// The text of a range of `json`.
+    func jsonText(_ range: Range<Int>) -> String {
+        json.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+    }
+
+    /// An outbox line's payload as text.
+    public func payload(of line: OutboxWrite) -> String {
+        notificationLines.withUnsafeBufferPointer {
+            String(decoding: UnsafeBufferPointer(rebasing: $0[line.payload]), as: UTF8.self)
+        }
+    }
 }
 
 /// One `plan_history` row.
@@ -21,15 +64,18 @@ public struct HistoryWrite: Sendable {
     public var userID: Int64
     public var planDate: LocalDate
     public var seq: Int
-    public var reasons: [String]
-    /// UTF-8 JSON text (section 6).
-    public var snapshotJSON: [UInt8]
+    public var reasons: [DueReason]
+    /// Where the snapshot's JSON text (section 6) lies in the batch's `json`.
+    public var snapshotJSON: Range<Int>
+    /// The previous plan's JSON text: the stored text the user was loaded with, kept as
+    /// it came.
     public var previousJSON: [UInt8]?
-    public var diffJSON: [UInt8]
+    /// Where the diff's JSON text lies in the batch's `json`.
+    public var diffJSON: Range<Int>
     public var rulesVersion: String
 
-    public init(userID: Int64, planDate: LocalDate, seq: Int, reasons: [String], snapshotJSON: [UInt8],
-                previousJSON: [UInt8]?, diffJSON: [UInt8], rulesVersion: String) {
+    public init(userID: Int64, planDate: LocalDate, seq: Int, reasons: [DueReason], snapshotJSON: Range<Int>,
+                previousJSON: [UInt8]?, diffJSON: Range<Int>, rulesVersion: String) {
         self.userID = userID
         self.planDate = planDate
         self.seq = seq
@@ -95,9 +141,11 @@ public struct OutboxWrite: Sendable {
     public var notificationID: String
     public var userID: Int64
     public var createdAt: Instant
-    public var payload: String
+    /// Where the line's JSON text lies in the batch's `notificationLines` (without its
+    /// line feed).
+    public var payload: Range<Int>
 
-    public init(notificationID: String, userID: Int64, createdAt: Instant, payload: String) {
+    init(notificationID: String, userID: Int64, createdAt: Instant, payload: Range<Int>) {
         self.notificationID = notificationID
         self.userID = userID
         self.createdAt = createdAt
@@ -132,26 +180,28 @@ extension PlanStore {
                 """, purpose: "writing \(batch.history.count) plan_history rows"
             ) { writer in
                 // Rows read in place (`history[i].field`): `for h in` copied each one,
-                // retaining its five buffers.
+                // retaining its buffers.
                 let history = batch.history
                 // Users of a batch mostly share their reasons (`{created}` in a first run):
                 // the array's text is made again only when they change.
-                var reasons = (list: [String](), text: PostgresTextArray.encode([String]()))
-                for i in history.indices {
-                    if history[i].reasons != reasons.list {
-                        reasons = (history[i].reasons, PostgresTextArray.encode(history[i].reasons))
-                    }
-                    try writer.addRow { row in
-                        row.integer(history[i].userID)
-                        row.plain(history[i].planDate)
-                        row.integer(history[i].seq)
-                        row.text(generated)
-                        row.integer(runID)
-                        row.text(reasons.text)
-                        row.compactJSON(utf8: history[i].snapshotJSON)
-                        row.compactJSON(utf8: history[i].previousJSON)
-                        row.compactJSON(utf8: history[i].diffJSON)
-                        row.text(history[i].rulesVersion)
+                var reasons = (list: [DueReason](), text: PostgresTextArray.encode([String]()))
+                try batch.json.withUnsafeBufferPointer { json in
+                    for i in history.indices {
+                        if history[i].reasons != reasons.list {
+                            reasons = (history[i].reasons, PostgresTextArray.encode(history[i].reasons.map(\.rawValue)))
+                        }
+                        try writer.addRow { row in
+                            row.integer(history[i].userID)
+                            row.plain(history[i].planDate)
+                            row.integer(history[i].seq)
+                            row.text(generated)
+                            row.integer(runID)
+                            row.text(reasons.text)
+                            row.compactJSON(utf8: UnsafeBufferPointer(rebasing: json[history[i].snapshotJSON]))
+                            row.compactJSON(utf8: history[i].previousJSON)
+                            row.compactJSON(utf8: UnsafeBufferPointer(rebasing: json[history[i].diffJSON]))
+                            row.text(history[i].rulesVersion)
+                        }
                     }
                 }
             }
@@ -194,17 +244,19 @@ extension PlanStore {
             // Lines of a run share one creation instant: its text is made once.
             var createdAt = (instant: Instant.distantPast, text: Instant.distantPast.postgresText)
             let outbox = batch.outbox
-            for i in outbox.indices {
-                if outbox[i].createdAt != createdAt.instant {
-                    createdAt = (outbox[i].createdAt, outbox[i].createdAt.postgresText)
-                }
-                try writer.addRow { row in
-                    row.text(outbox[i].notificationID)
-                    row.integer(outbox[i].userID)
-                    row.integer(runID)
-                    row.text(createdAt.text)
-                    row.text(outbox[i].payload)
-                    row.integer(batchID)
+            try batch.notificationLines.withUnsafeBufferPointer { lines in
+                for i in outbox.indices {
+                    if outbox[i].createdAt != createdAt.instant {
+                        createdAt = (outbox[i].createdAt, outbox[i].createdAt.postgresText)
+                    }
+                    try writer.addRow { row in
+                        row.text(outbox[i].notificationID)
+                        row.integer(outbox[i].userID)
+                        row.integer(runID)
+                        row.text(createdAt.text)
+                        row.compactJSON(utf8: UnsafeBufferPointer(rebasing: lines[outbox[i].payload]))
+                        row.integer(batchID)
+                    }
                 }
             }
         }
@@ -248,14 +300,14 @@ extension PlanStore {
     /// `write` for a small batch: every row in one round trip. Returns the notification
     /// batch id, as `write` does.
     private func writePipelined(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws -> Int64? {
-        func text(_ json: [UInt8]?) -> String? { json.map { String(decoding: $0, as: UTF8.self) } }
         var statements: [(query: SQLQuery, purpose: String)] = batch.history.map { h in
             ("""
              INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
                                        previous, diff, rules_version)
              VALUES (\(h.userID), \(h.planDate)::date, \(h.seq), \(generatedAt)::timestamptz, \(runID),
-                     \(h.reasons)::text[], \(bind: text(h.snapshotJSON))::jsonb, \(bind: text(h.previousJSON))::jsonb,
-                     \(bind: text(h.diffJSON))::jsonb, \(bind: h.rulesVersion))
+                     \(h.reasons.map(\.rawValue))::text[], \(bind: batch.jsonText(h.snapshotJSON))::jsonb,
+                     \(bind: h.previousJSON.map { String(decoding: $0, as: UTF8.self) })::jsonb,
+                     \(bind: batch.jsonText(h.diffJSON))::jsonb, \(bind: h.rulesVersion))
              """, "writing the plan_history row of user \(h.userID)")
         }
         if !batch.states.isEmpty { statements.append(stateUpsert(batch.states, runID: runID)) }
@@ -274,7 +326,7 @@ extension PlanStore {
                         SELECT o.id, o.user_id, \(runID), o.created_at, o.payload, batch.batch_id
                         FROM unnest(\(batch.outbox.map(\.notificationID))::text[], \(batch.outbox.map(\.userID))::bigint[],
                                     \(batch.outbox.map(\.createdAt.postgresText))::timestamptz[],
-                                    \(batch.outbox.map(\.payload))::text[]) AS o(id, user_id, created_at, payload), batch)
+                                    \(batch.outbox.map(batch.payload(of:)))::text[]) AS o(id, user_id, created_at, payload), batch)
                 SELECT batch_id FROM batch
                 """, "writing \(batch.outbox.count) notifications to the outbox"))
         }

@@ -9,6 +9,9 @@ extension Snapshot {
     /// instead of a sort: about a quarter of jsonb's parse time for a snapshot (README
     /// "Scale").
     public func storageJSONBytes() -> [UInt8] { jsonBytes(keyOrder: .jsonb) }
+
+    /// The same bytes appended to `bytes` (`BatchWrite.json`).
+    public func appendStorageJSON(to bytes: inout [UInt8]) { appendJSON(keyOrder: .jsonb, to: &bytes) }
 }
 
 extension SnapshotKeyOrder {

@@ -129,14 +129,18 @@ public struct PostgresCopyRow {
     /// would fail rather than store a wrong row.
     public mutating func compactJSON(utf8 value: [UInt8]?) {
         guard let value else { return null() }
-        value.withUnsafeBufferPointer { json in
-            guard let base = json.baseAddress, memchr(base, Int32(UInt8(ascii: "\\")), json.count) != nil else {
-                separate()
-                bytes.append(contentsOf: json)
-                return
-            }
-            appendField(json)
+        value.withUnsafeBufferPointer { compactJSON(utf8: $0) }
+    }
+
+    /// Compact JSON text as UTF-8 bytes in place (a slice of a batch's buffer), as
+    /// `compactJSON(utf8:)` above.
+    public mutating func compactJSON(utf8 json: UnsafeBufferPointer<UInt8>) {
+        guard let base = json.baseAddress, memchr(base, Int32(UInt8(ascii: "\\")), json.count) != nil else {
+            separate()
+            bytes.append(contentsOf: json)
+            return
         }
+        appendField(json)
     }
 
     /// A value whose text needs no escape, written in place (no String made); nil is NULL.
