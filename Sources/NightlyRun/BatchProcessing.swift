@@ -57,8 +57,10 @@ extension NightlyRunner {
         return user.currentPlanJSON ?? previous.storageJSONBytes()
     }
 
-    private func record(_ evaluation: Evaluation, of user: LoadedUser, into outcome: inout BatchOutcome,
-                        options: RunOptions, manual: Bool, logger: Logger) {
+    /// Adds what `evaluation` writes and counts to the batch. Both borrowed: the compiler
+    /// then refuses any copy of the user or the evaluation made here.
+    private func record(_ evaluation: borrowing Evaluation, of user: borrowing LoadedUser,
+                        into outcome: inout BatchOutcome, options: RunOptions, manual: Bool, logger: Logger) {
         /// The logger of lines about this user (made only for one: most users log nothing).
         func userLogger() -> Logger {
             var userLogger = logger
@@ -86,14 +88,15 @@ extension NightlyRunner {
                 microseconds: options.asOf.microsecondsSinceEpoch - midnight.microsecondsSinceEpoch)
         }
 
-        let rowUpdatedAt = user.row?.updatedAt
-        for rejection in evaluation.rejections {
-            outcome.counts.rejectionsByField[rejection.field.rawValue, default: 0] += 1
-            outcome.write.rejections.append(RejectionWrite(
-                userID: user.userID, field: rejection.field.rawValue, message: rejection.message,
-                rowUpdatedAt: rowUpdatedAt))
-        }
         if !evaluation.rejections.isEmpty {
+            // Read only here: `user.row?.updatedAt` copied the whole row, strings and all.
+            let rowUpdatedAt = user.row?.updatedAt
+            for rejection in evaluation.rejections {
+                outcome.counts.rejectionsByField[rejection.field.rawValue, default: 0] += 1
+                outcome.write.rejections.append(RejectionWrite(
+                    userID: user.userID, field: rejection.field.rawValue, message: rejection.message,
+                    rowUpdatedAt: rowUpdatedAt))
+            }
             userLogger().info("settings row rejected", metadata: [
                 "fields": "\(evaluation.rejections.map(\.field.rawValue).joined(separator: ","))"])
         }
@@ -122,8 +125,10 @@ extension NightlyRunner {
             notificationLine = outcome.write.appendNotification(
                 id: notification.id, userID: user.userID, createdAt: options.asOf, payload: notification.appendJSON(to:))
         }
-        if evaluation.newState != user.state || evaluation.nextScheduledCheck != user.storedNextCheck
-            || user.storedRulesVersion != rulesVersion {
+        // A new history row always changes the state (its current plan): the states, plans
+        // and all, are compared only without one.
+        if evaluation.history != nil || evaluation.newState != user.state
+            || evaluation.nextScheduledCheck != user.storedNextCheck || user.storedRulesVersion != rulesVersion {
             outcome.write.states.append(StateWrite(
                 userID: user.userID, state: evaluation.newState, rulesVersion: rulesVersion,
                 nextCheckAt: evaluation.nextScheduledCheck, isNew: user.state == nil))

@@ -106,7 +106,10 @@ public struct StateWrite: Sendable {
     /// staging table and the upsert (a first run writes a million of these).
     public var isNew: Bool
 
-    public init(userID: Int64, state: UserPlanState, rulesVersion: String, nextCheckAt: Instant?, isNew: Bool) {
+    /// `state` is borrowed: only its fields are kept, and an initializer's argument is
+    /// otherwise a copy (the current plan's strings retained for every user).
+    public init(userID: Int64, state: borrowing UserPlanState, rulesVersion: String, nextCheckAt: Instant?,
+                isNew: Bool) {
         self.userID = userID
         self.planDate = state.currentPlan?.planDate
         self.historyRowsOnPlanDate = state.historyRowsOnCurrentPlanDate

@@ -112,40 +112,38 @@ extension PlanStore {
 
     /// One row of `loadUsers`' query.
     private func loadedUser(from r: PostgresRow, _ c: LoadedUserColumns) throws -> LoadedUser {
+        // Each part is made in a local and the user once, at the end: filling in a
+        // `LoadedUser` variable copied its row and state (a retain of every string).
         let userID = try r.int64(c.userID)
-        var user = LoadedUser(userID: userID, row: nil, state: nil, storedNextCheck: nil, storedRulesVersion: nil)
-        if try r.bool(c.hasSettings) {
-            user.row = UserSettingsRow(
-                userID: userID,
-                dateOfBirth: try r.optionalString(c.dateOfBirth), gender: try r.optionalString(c.gender),
-                heightCm: try r.optionalString(c.heightCm), currentWeightKg: try r.optionalString(c.currentWeightKg),
-                targetWeightKg: try r.optionalString(c.targetWeightKg), primaryGoal: try r.optionalString(c.primaryGoal),
-                targetDate: try r.optionalString(c.targetDate), activityLevel: try r.optionalString(c.activityLevel),
-                dietaryPreferences: try r.optionalStringArray(c.dietaryPreferences),
-                allergies: try r.optionalStringArray(c.allergies),
-                mealsPerDay: try r.optionalInt(c.mealsPerDay),
-                timezone: try r.optionalString(c.timezone),
-                onboardingCompleted: try r.optionalBool(c.onboardingCompleted),
-                updatedAt: try instant(r, c.updatedAt),
-                locale: try r.optionalString(c.locale), unitSystem: try r.optionalString(c.unitSystem))
+        let row: UserSettingsRow? = try r.bool(c.hasSettings) ? UserSettingsRow(
+            userID: userID,
+            dateOfBirth: try r.optionalString(c.dateOfBirth), gender: try r.optionalString(c.gender),
+            heightCm: try r.optionalString(c.heightCm), currentWeightKg: try r.optionalString(c.currentWeightKg),
+            targetWeightKg: try r.optionalString(c.targetWeightKg), primaryGoal: try r.optionalString(c.primaryGoal),
+            targetDate: try r.optionalString(c.targetDate), activityLevel: try r.optionalString(c.activityLevel),
+            dietaryPreferences: try r.optionalStringArray(c.dietaryPreferences),
+            allergies: try r.optionalStringArray(c.allergies),
+            mealsPerDay: try r.optionalInt(c.mealsPerDay),
+            timezone: try r.optionalString(c.timezone),
+            onboardingCompleted: try r.optionalBool(c.onboardingCompleted),
+            updatedAt: try instant(r, c.updatedAt),
+            locale: try r.optionalString(c.locale), unitSystem: try r.optionalString(c.unitSystem)) : nil
+        guard try r.bool(c.hasState) else {
+            return LoadedUser(userID: userID, row: row, state: nil, storedNextCheck: nil, storedRulesVersion: nil)
         }
-        if try r.bool(c.hasState) {
-            var state = UserPlanState()
-            if let json = try r.optionalBytes(c.snapshot) {
-                state.currentPlan = try currentPlan(json: json, userID: userID)
-                user.currentPlanJSON = json
-            }
-            state.historyRowsOnCurrentPlanDate = try r.int(c.historyRowsOnPlanDate)
-            state.lastEvaluatedDate = try r.optionalString(c.lastEvaluatedDate).flatMap { LocalDate(iso8601: $0) }
-            state.seenUpdatedAt = try instant(r, c.seenUpdatedAt)
-            state.judgedUpdatedAt = try instant(r, c.judgedUpdatedAt)
-            state.judgedRulesVersion = try r.optionalString(c.judgedRulesVersion)
-            state.scheduledUpdatedAt = try instant(r, c.scheduledUpdatedAt)
-            user.state = state
-            user.storedNextCheck = try instant(r, c.nextCheckAt)
-            user.storedRulesVersion = try r.optionalString(c.rulesVersion)
+        var state = UserPlanState()
+        let currentPlanJSON = try r.optionalBytes(c.snapshot)
+        if let currentPlanJSON {
+            state.currentPlan = try currentPlan(json: currentPlanJSON, userID: userID)
         }
-        return user
+        state.historyRowsOnCurrentPlanDate = try r.int(c.historyRowsOnPlanDate)
+        state.lastEvaluatedDate = try r.optionalString(c.lastEvaluatedDate).flatMap { LocalDate(iso8601: $0) }
+        state.seenUpdatedAt = try instant(r, c.seenUpdatedAt)
+        state.judgedUpdatedAt = try instant(r, c.judgedUpdatedAt)
+        state.judgedRulesVersion = try r.optionalString(c.judgedRulesVersion)
+        state.scheduledUpdatedAt = try instant(r, c.scheduledUpdatedAt)
+        return LoadedUser(userID: userID, row: row, state: state, storedNextCheck: try instant(r, c.nextCheckAt),
+                          storedRulesVersion: try r.optionalString(c.rulesVersion), currentPlanJSON: currentPlanJSON)
     }
 
     private func currentPlan(json: [UInt8], userID: Int64) throws -> Snapshot {

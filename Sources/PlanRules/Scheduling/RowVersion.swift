@@ -4,24 +4,31 @@
 public struct RowVersion {
     /// The row's `updated_at`; nil (NULL) is older than any instant.
     public let updatedAt: Instant?
-    public let state: UserPlanState
+    /// The fields of the user's state it is compared with, not the state itself: the
+    /// version is made several times per user, and a copy of the state (its current plan
+    /// and all) cost a retain and release of each of its strings every time.
+    private let seenUpdatedAt: Instant?
+    private let judgedUpdatedAt: Instant?
+    private let judgedRulesVersion: String?
 
     public init(updatedAt: Instant?, state: UserPlanState) {
         self.updatedAt = updatedAt
-        self.state = state
+        seenUpdatedAt = state.seenUpdatedAt
+        judgedUpdatedAt = state.judgedUpdatedAt
+        judgedRulesVersion = state.judgedRulesVersion
     }
 
     /// Later than the last `updated_at` the job saw (the first half of `settings_changed`).
     public var isUnseen: Bool {
         guard let updatedAt else { return false }
-        guard let seen = state.seenUpdatedAt else { return true }
+        guard let seen = seenUpdatedAt else { return true }
         return updatedAt > seen
     }
 
     /// This version was already judged incomplete or invalid under the current rules: it
     /// is recorded once and not retried until the row or the rules version changes.
     public var isRecordedAsUnusable: Bool {
-        state.judgedRulesVersion == rulesVersion && state.judgedUpdatedAt == updatedAt
+        judgedRulesVersion == rulesVersion && judgedUpdatedAt == updatedAt
     }
 
     /// Written before `midnight` (settings take effect at the first local midnight after
