@@ -302,7 +302,7 @@ extension CopyKey {
         var text = ""
         for piece in template.pieces {
             switch piece {
-            case .text(let literal): text += String(decoding: literal, as: UTF8.self)
+            case .text(let range): text += String(decoding: template.text[range], as: UTF8.self)
             case .placeholder(let name): text += values[name.rawValue] ?? "{\(name.rawValue)}"
             }
         }

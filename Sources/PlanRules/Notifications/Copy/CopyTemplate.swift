@@ -8,12 +8,15 @@
 /// value for stays `{name}`.
 struct CopyTemplate: Sendable {
     enum Piece: Sendable {
-        /// UTF-8 bytes: appended to the bytes being filled (`LocalizedCopy`).
-        case text([UInt8])
+        /// A range of `text`: appended to the bytes being filled (`LocalizedCopy`). A range
+        /// rather than bytes of its own, so that going over the pieces retains nothing.
+        case text(Range<Int>)
         case placeholder(CopyPlaceholder)
     }
 
     let pieces: [Piece]
+    /// The template's UTF-8 bytes, which the text pieces are ranges of.
+    let text: [UInt8]
     /// The whole template when it has no placeholder (titles, the list separator): the
     /// text is then that string itself, not a copy.
     let plainText: String?
@@ -21,26 +24,28 @@ struct CopyTemplate: Sendable {
     let textByteCount: Int
 
     init(_ template: String) {
-        let utf8 = template.utf8
+        let utf8 = Array(template.utf8)
         var pieces: [Piece] = []
-        var copiedUpTo = utf8.startIndex
-        var index = utf8.startIndex
-        func text(_ range: Range<String.Index>) {
-            if !range.isEmpty { pieces.append(.text(Array(template[range].utf8))) }
+        var copiedUpTo = 0
+        var index = 0
+        func text(_ range: Range<Int>) {
+            if !range.isEmpty { pieces.append(.text(range)) }
         }
         while let open = utf8[index...].firstIndex(of: UInt8(ascii: "{")) {
             guard let close = utf8[open...].firstIndex(of: UInt8(ascii: "}")) else { break }
-            index = utf8.index(after: close)
-            guard let name = CopyPlaceholder(rawValue: String(template[utf8.index(after: open)..<close])) else { continue }
+            index = close + 1
+            guard let name = CopyPlaceholder(rawValue: String(decoding: utf8[(open + 1)..<close], as: UTF8.self))
+            else { continue }
             text(copiedUpTo..<open)
             pieces.append(.placeholder(name))
             copiedUpTo = index
         }
         text(copiedUpTo..<utf8.endIndex)
         self.pieces = pieces
+        self.text = utf8
         plainText = pieces.contains { if case .placeholder = $0 { true } else { false } } ? nil : template
         textByteCount = pieces.reduce(0) { count, piece in
-            if case .text(let bytes) = piece { count + bytes.count } else { count }
+            if case .text(let range) = piece { count + range.count } else { count }
         }
     }
 }

@@ -31,12 +31,14 @@ struct LocalizedCopy {
     }
 
     private func append(_ template: CopyTemplate, to bytes: inout [UInt8], _ values: Values) {
-        for piece in template.pieces {
-            switch piece {
-            case .text(let literal):
-                bytes.append(contentsOf: literal)
-            case .placeholder(let name):
-                if !values(name, &bytes) { bytes.append(contentsOf: "{\(name.rawValue)}".utf8) }
+        template.text.withUnsafeBufferPointer { text in
+            for piece in template.pieces {
+                switch piece {
+                case .text(let range):
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[range]))
+                case .placeholder(let name):
+                    if !values(name, &bytes) { bytes.append(contentsOf: "{\(name.rawValue)}".utf8) }
+                }
             }
         }
     }
