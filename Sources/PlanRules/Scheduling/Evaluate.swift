@@ -188,7 +188,10 @@ private struct UserDecision {
         state.scheduledUpdatedAt = version.isUnseen ? updatedAt : nil
     }
 
-    func evaluation(_ row: UserSettingsRow) -> Evaluation {
+    /// The decision's result, its last step. Mutating: the state, history entry and
+    /// notification are moved out of the decision rather than copied (a copy retained
+    /// every string of the plans they hold).
+    mutating func evaluation(_ row: UserSettingsRow) -> Evaluation {
         let outcome: Evaluation.Outcome
         if let history {
             outcome = history.previous == nil ? .created : .changed
@@ -199,10 +202,12 @@ private struct UserDecision {
         } else {
             outcome = .notDue
         }
-        return Evaluation(planDate: planDate, reasons: reasons, outcome: outcome, history: history,
-                          notification: notification, rejections: rejections,
-                          recordedIncomplete: recordedIncomplete, newState: state,
-                          nextScheduledCheck: nextScheduledCheck(row: row, state: state, zone: zone),
+        let nextCheck = nextScheduledCheck(row: row, state: state, zone: zone)
+        var newState = UserPlanState()
+        swap(&newState, &state)
+        return Evaluation(planDate: planDate, reasons: reasons, outcome: outcome, history: history.take(),
+                          notification: notification.take(), rejections: rejections,
+                          recordedIncomplete: recordedIncomplete, newState: newState, nextScheduledCheck: nextCheck,
                           planDateStart: regenerated ? zone.startOfDay(planDate) : nil)
     }
 }
