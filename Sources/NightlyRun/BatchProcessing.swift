@@ -123,7 +123,8 @@ extension NightlyRunner {
             }
             outcome.counts.notifications += 1
             notificationLine = outcome.write.appendNotification(
-                id: notification.id, userID: user.userID, createdAt: options.asOf, payload: notification.appendJSON(to:))
+                id: notification.id, userID: user.userID, createdAt: options.asOf,
+                payload: notification.appendJSON(to:))
         }
         // A new history row always changes the state (its current plan): the states, plans
         // and all, are compared only without one.
@@ -136,10 +137,8 @@ extension NightlyRunner {
         if options.dryRun, evaluation.outcome != .notDue {
             outcome.reportLines.append(DryRunReport.line(
                 userID: user.userID, evaluation: evaluation,
-                diffJSON: diffJSON.map { String(decoding: outcome.write.json[$0], as: UTF8.self) },
-                notificationLine: notificationLine.map {
-                    String(decoding: outcome.write.notificationLines[$0], as: UTF8.self)
-                }))
+                diffJSON: diffJSON.map(outcome.write.jsonText),
+                notificationLine: notificationLine.map(outcome.write.notificationText)))
         }
     }
 }

@@ -46,16 +46,12 @@ public struct BatchWrite: Sendable {
         return payload
     }
 
-    /// The text of a range of `json`.
-    func jsonText(_ range: Range<Int>) -> String {
-        json.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
-    }
+    /// The text of a range of `json` (a snapshot or diff).
+    public func jsonText(_ range: Range<Int>) -> String { String(decoding: json[range], as: UTF8.self) }
 
-    /// An outbox line's payload as text.
-    public func payload(of line: OutboxWrite) -> String {
-        notificationLines.withUnsafeBufferPointer {
-            String(decoding: UnsafeBufferPointer(rebasing: $0[line.payload]), as: UTF8.self)
-        }
+    /// The text of a range of `notificationLines` (an outbox line's payload).
+    public func notificationText(_ payload: Range<Int>) -> String {
+        String(decoding: notificationLines[payload], as: UTF8.self)
     }
 }
 
@@ -191,7 +187,8 @@ extension PlanStore {
                 try batch.json.withUnsafeBufferPointer { json in
                     for i in history.indices {
                         if history[i].reasons != reasons.list {
-                            reasons = (history[i].reasons, PostgresTextArray.encode(history[i].reasons.map(\.rawValue)))
+                            let list = history[i].reasons
+                            reasons = (list, PostgresTextArray.encode(list.map(\.rawValue)))
                         }
                         try writer.addRow { row in
                             row.integer(history[i].userID)
@@ -329,7 +326,8 @@ extension PlanStore {
                         SELECT o.id, o.user_id, \(runID), o.created_at, o.payload, batch.batch_id
                         FROM unnest(\(batch.outbox.map(\.notificationID))::text[], \(batch.outbox.map(\.userID))::bigint[],
                                     \(batch.outbox.map(\.createdAt.postgresText))::timestamptz[],
-                                    \(batch.outbox.map(batch.payload(of:)))::text[]) AS o(id, user_id, created_at, payload), batch)
+                                    \(batch.outbox.map { batch.notificationText($0.payload) })::text[])
+                             AS o(id, user_id, created_at, payload), batch)
                 SELECT batch_id FROM batch
                 """, "writing \(batch.outbox.count) notifications to the outbox"))
         }
