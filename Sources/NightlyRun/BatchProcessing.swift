@@ -20,7 +20,7 @@ extension NightlyRunner {
     /// Loads and evaluates one batch of users; pure apart from the one read.
     func process(_ userIDs: [Int64], store: any RunStore, after partitionGuard: PartitionGuard? = nil,
                  options: RunOptions, manual: Bool, logger: Logger) throws -> BatchOutcome {
-        var outcome = BatchOutcome()
+        var outcome = BatchOutcome(write: BatchWrite(reservingFor: userIDs.count))
         let users = try store.loadUsers(userIDs, after: partitionGuard)
         // Each user read in place: `for user in users` copied each one out of the array,
         // retaining every buffer of its row, state and plan (4% of a rules-change run).

@@ -22,6 +22,15 @@ public struct BatchWrite: Sendable {
 
     public init() {}
 
+    /// Room for the JSON of `users` users, so that the buffers are allocated once rather
+    /// than grown by doubling (which left a run's peak memory about 18 MB higher). A
+    /// snapshot takes about 900 bytes, a diff up to a few hundred, a notification line
+    /// about 430 (README "Scale").
+    public init(reservingFor users: Int) {
+        json.reserveCapacity(users * 1_200)
+        notificationLines.reserveCapacity(users * 480)
+    }
+
     public var isEmpty: Bool { history.isEmpty && states.isEmpty && rejections.isEmpty && outbox.isEmpty }
 
     /// Appends the JSON text `encode` writes to `json` and returns where it lies.
