@@ -4,19 +4,14 @@ extension Array where Element == FieldChange {
     /// The diff as a JSON array, keys `path`, `before`, `after`, `delta` (only when both
     /// sides are numbers), with the snapshot's number conventions.
     public func jsonBytes() -> [UInt8] {
-        var writer = JSONWriter(capacity: 64 + count * 80)
-        write(into: &writer)
-        return writer.bytes
+        var bytes: [UInt8] = []
+        appendJSON(to: &bytes)
+        return bytes
     }
 
-    /// The same bytes appended to `bytes` (a batch's buffer of many values).
+    /// The same bytes appended to `bytes` (a run writes a batch's JSON into one buffer).
     public func appendJSON(to bytes: inout [UInt8]) {
         var writer = JSONWriter(capacity: 64 + count * 80)
-        write(into: &writer)
-        writer.appendWritten(to: &bytes)
-    }
-
-    private func write(into writer: inout JSONWriter) {
         writer.raw("[")
         for (index, entry) in enumerated() {
             if index > 0 { writer.raw(",") }
@@ -25,6 +20,7 @@ extension Array where Element == FieldChange {
             writer.raw("}")
         }
         writer.raw("]")
+        writer.appendWritten(to: &bytes)
     }
 
     public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }

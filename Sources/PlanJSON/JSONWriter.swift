@@ -33,9 +33,6 @@ struct JSONWriter: ~Copyable {
         bytes.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
     }
 
-    /// What was written so far, as a String (the writer writes only valid UTF-8).
-    var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
-
     @inline(__always)
     private mutating func append(_ byte: UInt8) {
         if count == capacity { grow(toHold: 1) }

@@ -7,21 +7,15 @@ import PlanRules
 extension PlanNotification {
     /// The JSON object, without a line break.
     public func jsonBytes() -> [UInt8] {
-        var writer = JSONWriter(capacity: 480)
-        write(into: &writer)
-        return writer.bytes
+        var bytes: [UInt8] = []
+        appendJSON(to: &bytes)
+        return bytes
     }
 
-    /// The JSON object as a String, made straight from the written bytes (the run makes one
-    /// for every notification: through `jsonBytes()` it cost an array and a copy more).
-    public var jsonString: String {
-        var writer = JSONWriter(capacity: 480)
-        write(into: &writer)
-        return writer.string
-    }
+    public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }
 
-    /// The JSON object appended to `bytes`, without a line break (a batch's buffer of
-    /// notification lines).
+    /// The JSON object appended to `bytes`, without a line break (a run writes a batch's
+    /// notification lines into one buffer).
     public func appendJSON(to bytes: inout [UInt8]) {
         var writer = JSONWriter(capacity: 480)
         write(into: &writer)

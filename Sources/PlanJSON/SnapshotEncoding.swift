@@ -11,9 +11,9 @@ extension Snapshot {
 
     /// The same object with each object's keys in `keyOrder` (the store writes jsonb's).
     public func jsonBytes(keyOrder: SnapshotKeyOrder) -> [UInt8] {
-        var writer = JSONWriter(capacity: 800)
-        writer.snapshot(self, order: keyOrder)
-        return writer.bytes
+        var bytes: [UInt8] = []
+        appendJSON(keyOrder: keyOrder, to: &bytes)
+        return bytes
     }
 
     /// The same bytes appended to `bytes`: a run keeps a batch's JSON in one buffer
