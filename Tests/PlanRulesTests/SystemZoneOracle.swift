@@ -8,12 +8,12 @@ import Testing
 /// Foundation on Linux answers from ICU's own copy of the tz data (2025b in this
 /// toolchain), not from the system's files, which are the contract (plan-rules.md
 /// section 1). While both are the same release every disagreement with Foundation is a
-/// bug of ours. Once the system's tzdata is newer (Debian shipped 2026f on 2026-11-25),
-/// the zones changed since Foundation's release differ from it on purpose (America/Havana,
-/// Africa/Casablanca and Europe/Chisinau among the offbeat zones of these tests, and
-/// history such as Asia/Tehran's in 1979). There, Python's `zoneinfo`, which reads the same system files with
-/// code of its own, settles it: a disagreement with Foundation counts only where Python
-/// disagrees with us too.
+/// bug of ours. Once the system's tzdata is newer (apt brought Debian's 2026f to these
+/// machines on 2026-11-25), the zones changed since Foundation's release differ from it
+/// on purpose (America/Havana, Africa/Casablanca and Europe/Chisinau among the offbeat
+/// zones of these tests, and history such as Asia/Tehran's in 1979). There, Python's
+/// `zoneinfo`, which reads the same system files with code of its own, settles it: a
+/// disagreement with Foundation counts only where Python disagrees with us too.
 enum SystemZoneOracle {
     /// One instant where Foundation's offset differs from ours.
     struct Mismatch: CustomStringConvertible {
@@ -26,7 +26,8 @@ enum SystemZoneOracle {
         }
     }
 
-    /// Foundation's data is an older release than the system's (e.g. 2025b against 2026f).
+    /// Foundation's data is another release than the system's (ICU's 2025b against
+    /// Debian's 2026f).
     static var foundationDataDiffers: Bool {
         TimeZone.timeZoneDataVersion != TimeTestFixtures.database?.version
     }
