@@ -237,10 +237,9 @@ private let datesGoingBack: [String: (count: Int, first: String, last: String)] 
         if SystemZoneOracle.foundationDataDiffers, !mismatches.isEmpty {
             let instants = mismatches.flatMap { [$0.ours.secondsSinceEpoch, $0.ours.secondsSinceEpoch - 1] }
             let offsets = try SystemZoneOracle.offsets(instants.map { (zoneName, $0) })
-            /// The local date at `seconds` with Python's offset there.
+            // The local date at an instant with Python's offset there.
             func pythonDate(_ index: Int) -> LocalDate {
-                let local = instants[index] + Int64(offsets[index])
-                return LocalDate(daysSinceEpoch: Int((local - (local < 0 ? 86_399 : 0)) / 86_400))
+                LocalDate(wallSecondsSinceEpoch: instants[index] + Int64(offsets[index]))
             }
             mismatches = mismatches.indices.filter { i in
                 !(pythonDate(2 * i) == mismatches[i].day && pythonDate(2 * i + 1) < mismatches[i].day)
