@@ -42,6 +42,8 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        // glibc's mallopt, for `plan-regen run` (MallocSettings.swift); Linux only.
+        .systemLibrary(name: "CGlibcMalloc"),
         .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: crossModuleOptimization),
         .target(name: "PlanRules"),
         .target(name: "ZoneFiles", dependencies: ["PlanRules"]),
@@ -67,6 +69,7 @@ let package = Package(
             name: "plan-regen",
             dependencies: [
                 "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "DemoData", "ZoneFiles",
+                .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

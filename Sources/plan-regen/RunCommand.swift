@@ -130,6 +130,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         // A closed stdout must become a write error (lines stay in the outbox), not a kill.
         signal(SIGPIPE, SIG_IGN)
+        MallocSettings.keepFreedMemoryForReuse()
         let stop = StopSignal()
         let logger = connection.makeLogger(label: "plan-regen.run")
         let progressLine = ProgressLine(output: standardError)
