@@ -96,7 +96,7 @@ extension PlanStore {
         for userID in userIDs {
             while next < order.count, rowIDs[order[next]] < userID { next += 1 }
             if next < order.count, rowIDs[order[next]] == userID {
-                users.append(try loadedUser(from: rows[order[next]], column))
+                users.append(try loadedUser(from: rows[order[next]], column, userID: userID))
                 next += 1
             } else {
                 users.append(LoadedUser(userID: userID, row: nil, state: nil, storedNextCheck: nil,
@@ -129,11 +129,12 @@ extension PlanStore {
         return (locale: names.contains("locale"), unitSystem: names.contains("unit_system"))
     }
 
-    /// One row of `loadUsers`' query.
-    private func loadedUser(from r: PostgresRow, _ c: LoadedUserColumns) throws -> LoadedUser {
+    /// One row of `loadUsers`' query; `knownID` when its id was read already.
+    private func loadedUser(from r: PostgresRow, _ c: LoadedUserColumns, userID knownID: Int64? = nil) throws
+        -> LoadedUser {
         // Each part is made in a local and the user once, at the end: filling in a
         // `LoadedUser` variable copied its row and state (a retain of every string).
-        let userID = try r.int64(c.userID)
+        let userID = try knownID ?? r.int64(c.userID)
         let row: UserSettingsRow? = try r.bool(c.hasSettings) ? UserSettingsRow(
             userID: userID,
             dateOfBirth: try r.optionalString(c.dateOfBirth), gender: try r.optionalString(c.gender),
