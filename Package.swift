@@ -5,6 +5,7 @@ import PackageDescription
 // the layers listed as its dependencies here.
 //
 //   CLibPQ      module map over the system libpq (Debian: libpq-dev)
+//   CGlibcMalloc module map over glibc's <malloc.h>, for plan-regen run's mallopt (Linux)
 //   Postgres    the one safe Swift wrapper over libpq
 //   PlanRules   the pure rules of shared/spec/plan-rules.md: no I/O, no database
 //   ZoneFiles   reads the system's tz database, once, for the rules
@@ -42,7 +43,6 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        // glibc's mallopt, for `plan-regen run` (MallocSettings.swift); Linux only.
         .systemLibrary(name: "CGlibcMalloc"),
         .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: crossModuleOptimization),
         .target(name: "PlanRules"),

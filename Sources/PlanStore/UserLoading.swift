@@ -35,7 +35,7 @@ extension PlanStore {
     ///   The range bounds each scan, so stale statistics cannot turn it into a read of the
     ///   whole table. Joining the ranges to the batch's ids on the server (`unnest` of a
     ///   2,000-id array, then a hash join per table) cost it 3.4 ms more a batch of users
-    ///   with no state yet (5.0 against 1.6 ms), about 6% of the server's work in a first
+    ///   with no state yet (5.0 against 1.6 ms), about 5% of the server's work in a first
     ///   run; probing each id costs more still. The rows come back in the join's order,
     ///   and are put in id order here.
     /// - **Sparse or given ids** (a nightly run, `--user`) probe each table once per user
