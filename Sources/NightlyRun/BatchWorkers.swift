@@ -194,17 +194,18 @@ extension NightlyRunner {
     /// A share per core, not per worker: a partition's users lie all over the table, so
     /// every share scans all of it, and more shares than cores only repeat the scan (at a
     /// million users on two cores, 4 shares took 533 ms, 2 shares 355 ms, 1 share 463 ms).
-    /// Only when everyone may be due (`shared`): otherwise the selection is a few index
-    /// ranges, one statement on the run's own connection, since opening a connection per
-    /// share doubled the time of a run with nothing due (0.14 s instead of 0.07 s at a
-    /// million users).
-    func selectDueUsers(of held: [Int], changedSince: Instant?, shared: Bool, store: any RunStore,
+    /// Only when everyone may be due (`start.everyoneMayBeDue`): otherwise the selection is
+    /// a few index ranges, one statement on the run's own connection, since opening a
+    /// connection per share doubled the time of a run with nothing due (0.14 s instead of
+    /// 0.07 s at a million users).
+    func selectDueUsers(of held: [Int], changedSince: Instant?, start: SelectionStart, store: any RunStore,
                         options: RunOptions) throws
         -> (candidates: UserIDSet, watermarks: [(partitions: [Int], newest: Instant)], roundTrips: Int, connections: Int) {
-        let shareCount = shared
+        let shareCount = start.everyoneMayBeDue
             ? min(options.workers, held.count, options.selectionShares ?? WorkerThreads.usableCores()) : 1
         guard shareCount > 1 else {
-            let selection = try store.dueUsers(asOf: options.asOf, partitions: held, changedSince: changedSince)
+            let selection = try store.dueUsers(asOf: options.asOf, partitions: held, changedSince: changedSince,
+                                               everyoneIsDue: start.everyoneIsDue)
             return (selection.userIDs, selection.newestUpdatedAt.map { [(held, $0)] } ?? [], 0, 0)
         }
         let shares = (0..<shareCount).map { share in
@@ -216,7 +217,7 @@ extension NightlyRunner {
             let selection = Result {
                 let store = try stores.worker()
                 let selection = try store.dueUsers(asOf: options.asOf, partitions: shares[share],
-                                                   changedSince: changedSince)
+                                                   changedSince: changedSince, everyoneIsDue: start.everyoneIsDue)
                 selectionRoundTrips.add(store.roundTrips, ordering: .relaxed)
                 return selection
             }

@@ -119,8 +119,8 @@ public struct NightlyRunner: Sendable {
             } else if !held.isEmpty {
                 let start = try store.selectionStart(of: held)
                 let since = start.oldestWatermark.map { $0.adding(seconds: -options.changeLookbackSeconds) }
-                let selection = try selectDueUsers(of: held, changedSince: since, shared: start.everyoneMayBeDue,
-                                                   store: store, options: options)
+                let selection = try selectDueUsers(of: held, changedSince: since, start: start, store: store,
+                                                   options: options)
                 (candidates, newWatermarks) = (selection.candidates, selection.watermarks)
                 summary.roundTrips += selection.roundTrips
                 summary.connections += selection.connections

@@ -33,7 +33,8 @@ public protocol RunStore: AnyObject {
     // Candidates and their batches.
     func selectionStart(of partitions: [Int]) throws -> SelectionStart
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws
-    func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?) throws -> DueUserSelection
+    func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool) throws
+        -> DueUserSelection
     func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard?) throws -> [LoadedUser]
     func missingHistoryPartitions(for dates: [LocalDate]) -> [LocalDate]
     func ensureHistoryPartitions(for dates: [LocalDate]) throws

@@ -23,15 +23,26 @@ public struct DueUserSelection: Sendable {
 public struct SelectionStart: Sendable {
     public var oldestWatermark: Instant?
     public var plansUnderOtherRules: Bool
+    /// Some `plan_state` row carries this binary's rules version: a user has been evaluated
+    /// under these rules already (true when unknown: the selection then stays exact).
+    public var plansUnderTheseRules: Bool
 
-    public init(oldestWatermark: Instant?, plansUnderOtherRules: Bool) {
+    public init(oldestWatermark: Instant?, plansUnderOtherRules: Bool, plansUnderTheseRules: Bool = true) {
         self.oldestWatermark = oldestWatermark
         self.plansUnderOtherRules = plansUnderOtherRules
+        self.plansUnderTheseRules = plansUnderTheseRules
     }
 
     /// Every user of the partitions may be a candidate (no watermark yet, or a new rules
     /// version): the selection reads a whole table's worth of users.
     public var everyoneMayBeDue: Bool { oldestWatermark == nil || plansUnderOtherRules }
+
+    /// Every user of the partitions is a candidate: no watermark yet, so every row counts as
+    /// changed, and nobody evaluated under these rules yet (a first run). The candidates
+    /// are then simply every id (`PlanStore.dueUsers`). After new rules are deployed the
+    /// watermarks stay: the changed rows are an index range, and the due states are every
+    /// state, which the exact selection reads as cheaply.
+    public var everyoneIsDue: Bool { oldestWatermark == nil && !plansUnderTheseRules }
 }
 
 extension PlanStore {
@@ -44,11 +55,13 @@ extension PlanStore {
             """
             SELECT CASE WHEN count(*) = cardinality(\(partitions)::int[])
                    THEN \(sql: microseconds("min(settings_watermark)")) END AS oldest,
-                   EXISTS (SELECT FROM plan_state WHERE \(sql: Self.underOtherRules(rulesVersion))) AS other_rules
+                   EXISTS (SELECT FROM plan_state WHERE \(sql: Self.underOtherRules(rulesVersion))) AS other_rules,
+                   EXISTS (SELECT FROM plan_state WHERE rules_version = \(bind: rulesVersion)) AS these_rules
             FROM plan_watermarks WHERE partition = ANY(\(partitions)::int[])
             """, purpose: "reading change watermarks").singleRow()
         return SelectionStart(oldestWatermark: try row.optionalInt64("oldest").map(Instant.init(microsecondsSinceEpoch:)),
-                              plansUnderOtherRules: try row.bool("other_rules"))
+                              plansUnderOtherRules: try row.bool("other_rules"),
+                              plansUnderTheseRules: try row.bool("these_rules"))
     }
 
     public func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {
@@ -68,8 +81,15 @@ extension PlanStore {
     /// unsorted and possibly twice (`UNION ALL`), and `UserIDSet` orders them and keeps
     /// each once: at a million users a server-side UNION spilled a sort to disk, and
     /// converting every changed row's timestamp cost as much again.
-    public func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?) throws -> DueUserSelection {
-        let part = UserPartitions.sql
+    ///
+    /// With `everyoneIsDue` (`SelectionStart.everyoneIsDue`: a first run) every id of the
+    /// two tables is a candidate, read from their primary keys, and the watermark is the
+    /// newest `updated_at` up to `asOf` of all rows: the run evaluates every row there is.
+    /// The exact selection read every settings row's heap and joined it to the states for
+    /// the same answer: at 100,000 users 27 ms of the server's time a share against 7 ms,
+    /// and the run's selection took 45 ms instead of 26 ms.
+    public func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool = false) throws
+        -> DueUserSelection {
         var ids = UserIDSet.Builder()
         var newest: Instant? = nil
         // With watermarks, every source is an index range, and the plan must stay so when
@@ -89,28 +109,11 @@ extension PlanStore {
                     purpose: "estimating the users").first.map { try $0.int64("users") } ?? 0
                 ids = UserIDSet.Builder(expectedCount: Int(estimate) * partitions.count / UserPartitions.count)
             }
-            try connection.forEachRow(
-                """
-                WITH changed AS MATERIALIZED (
-                    SELECT s.user_id, s.updated_at,
-                           coalesce(s.updated_at = p.scheduled_updated_at, false) AS scheduled
-                    FROM user_settings s LEFT JOIN plan_state p ON p.user_id = s.user_id
-                    WHERE (\(changedSince)::timestamptz IS NULL OR s.updated_at >= \(changedSince)::timestamptz
-                           OR s.updated_at IS NULL)
-                      AND (p.user_id IS NULL OR s.updated_at IS DISTINCT FROM p.seen_updated_at)
-                      AND \(sql: part("s.user_id")) = ANY(\(partitions)::int[])
-                )
-                SELECT user_id, NULL::int8 AS newest_updated_at FROM changed WHERE NOT scheduled
-                UNION ALL
-                SELECT user_id, NULL FROM plan_state
-                WHERE \(sql: Self.stateIsDue(asOf: asOf, rulesVersion: rulesVersion))
-                  AND \(sql: part("user_id")) = ANY(\(partitions)::int[])
-                UNION ALL
-                SELECT NULL, \(sql: microseconds("max(updated_at)"))
-                FROM changed WHERE updated_at <= \(asOf)::timestamptz AND isfinite(updated_at)
-                """,
-                purpose: "selecting due users"
-            ) { row in
+            let selection = everyoneIsDue
+                ? Self.everyUser(asOf: asOf, partitions: partitions)
+                : Self.changedOrDueUsers(asOf: asOf, partitions: partitions, changedSince: changedSince,
+                                         rulesVersion: rulesVersion)
+            try connection.forEachRow(selection, purpose: "selecting due users") { row in
                 if try row.isNull("user_id") {
                     newest = try row.optionalInt64("newest_updated_at").map { Instant(microsecondsSinceEpoch: $0) }
                 } else {
@@ -120,5 +123,48 @@ extension PlanStore {
             }
         }
         return DueUserSelection(userIDs: ids.build(), newestUpdatedAt: newest)
+    }
+
+    /// Rows written since `changedSince` (all rows without it) that the job has not seen,
+    /// and the states whose check has come or whose plan is under other rules.
+    private static func changedOrDueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?,
+                                          rulesVersion: String) -> SQLQuery {
+        let part = UserPartitions.sql
+        return """
+            WITH changed AS MATERIALIZED (
+                SELECT s.user_id, s.updated_at,
+                       coalesce(s.updated_at = p.scheduled_updated_at, false) AS scheduled
+                FROM user_settings s LEFT JOIN plan_state p ON p.user_id = s.user_id
+                WHERE (\(changedSince)::timestamptz IS NULL OR s.updated_at >= \(changedSince)::timestamptz
+                       OR s.updated_at IS NULL)
+                  AND (p.user_id IS NULL OR s.updated_at IS DISTINCT FROM p.seen_updated_at)
+                  AND \(sql: part("s.user_id")) = ANY(\(partitions)::int[])
+            )
+            SELECT user_id, NULL::int8 AS newest_updated_at FROM changed WHERE NOT scheduled
+            UNION ALL
+            SELECT user_id, NULL FROM plan_state
+            WHERE \(sql: stateIsDue(asOf: asOf, rulesVersion: rulesVersion))
+              AND \(sql: part("user_id")) = ANY(\(partitions)::int[])
+            UNION ALL
+            SELECT NULL, \(sql: microseconds("max(updated_at)"))
+            FROM changed WHERE updated_at <= \(asOf)::timestamptz AND isfinite(updated_at)
+            """
+    }
+
+    /// Every user id of `partitions` in either table (a user with a state but no settings
+    /// row any more is a candidate too, as a due state is), and the newest `updated_at` up
+    /// to `asOf` (the `user_settings(updated_at)` index read backwards).
+    private static func everyUser(asOf: Instant, partitions: [Int]) -> SQLQuery {
+        let part = UserPartitions.sql
+        return """
+            SELECT user_id, NULL::int8 AS newest_updated_at FROM user_settings
+            WHERE \(sql: part("user_id")) = ANY(\(partitions)::int[])
+            UNION ALL
+            SELECT user_id, NULL FROM plan_state WHERE \(sql: part("user_id")) = ANY(\(partitions)::int[])
+            UNION ALL
+            SELECT NULL, \(sql: microseconds("max(updated_at)")) FROM user_settings
+            WHERE updated_at <= \(asOf)::timestamptz AND isfinite(updated_at)
+              AND \(sql: part("user_id")) = ANY(\(partitions)::int[])
+            """
     }
 }

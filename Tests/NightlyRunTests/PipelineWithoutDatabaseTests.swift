@@ -74,7 +74,8 @@ final class InMemoryRunStore: RunStore, @unchecked Sendable {
         SelectionStart(oldestWatermark: nil, plansUnderOtherRules: false)
     }
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {}
-    func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?) throws -> DueUserSelection {
+    func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool) throws
+        -> DueUserSelection {
         DueUserSelection(userIDs: UserIDSet(users.filter { partitions.contains(UserPartitions.partition(of: $0)) }),
                          newestUpdatedAt: nil)
     }

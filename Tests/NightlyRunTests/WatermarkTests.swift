@@ -73,6 +73,43 @@ import Testing
         }
     }
 
+    /// A first run takes every id as a candidate from the tables' primary keys instead of
+    /// filtering changed rows (`SelectionStart.everyoneIsDue`): the same ids and the same
+    /// watermark as the exact selection, for every partition share, whatever `updated_at`
+    /// holds (NULL, infinite, ahead of the run); and only until someone has a plan under
+    /// these rules and the partitions a watermark.
+    @Test func aFirstRunSelectsEveryIdWithTheExactSelectionsWatermark() throws {
+        try RunDriver.withFresh { driver in
+            let t0 = try #require(Instant(rfc3339: "2026-04-10T10:00:00Z"))
+            for userID in Int64(1)...40 {
+                try driver.insert(TestUser(userID: userID * 7, updatedAt: t0.adding(minutes: -Int64(userID * 13 % 97))))
+            }
+            try driver.connection.execute(
+                """
+                UPDATE user_settings SET updated_at = CASE user_id WHEN 7 THEN NULL WHEN 14 THEN 'infinity'
+                    WHEN 21 THEN '-infinity' ELSE \(t0.adding(minutes: 30))::timestamptz END
+                WHERE user_id IN (7, 14, 21, 28)
+                """, purpose: "giving four rows a NULL, an infinite and a future updated_at")
+            let store = PlanStore(connection: driver.connection)
+            let all = Array(0..<UserPartitions.count)
+            #expect(try store.selectionStart(of: all).everyoneIsDue)
+            for partitions in [all, all.filter { $0 % 2 == 1 }, [5]] {
+                let exact = try store.dueUsers(asOf: t0, partitions: partitions, changedSince: nil, everyoneIsDue: false)
+                let everyone = try store.dueUsers(asOf: t0, partitions: partitions, changedSince: nil, everyoneIsDue: true)
+                #expect(everyone.userIDs.map { $0 } == exact.userIDs.map { $0 }, "partitions \(partitions)")
+                #expect(everyone.newestUpdatedAt == exact.newestUpdatedAt, "partitions \(partitions)")
+                #expect(everyone.userIDs.map { $0 }.allSatisfy { partitions.contains(UserPartitions.partition(of: $0)) })
+            }
+            #expect(try store.dueUsers(asOf: t0, partitions: all, changedSince: nil, everyoneIsDue: true)
+                .userIDs.count == 40)
+
+            try driver.run(at: t0)
+            #expect(try driver.tableCounts()["plan_state"] == 40)
+            #expect(try watermarks(driver) == [t0.adding(minutes: -1)])
+            #expect(try !store.selectionStart(of: all).everyoneIsDue)
+        }
+    }
+
     private func watermarks(_ driver: RunDriver) throws -> Set<Instant> {
         Set(try driver.connection.query(
             "SELECT (extract(epoch FROM settings_watermark) * 1000000)::int8 FROM plan_watermarks",
