@@ -402,16 +402,31 @@ extension PlanStore {
 
     /// The fields of `states` as one row each: `unnest` of a column array per field, in
     /// `plan_state`'s order from `user_id` to `next_check_at` (without `updated_by_run`).
+    /// Dates travel as days and instants as microseconds since the epoch, turned into
+    /// `date` and `timestamptz` by arithmetic (`timestamptz(microseconds:)`): parsing
+    /// their text cost the server a third more (about 10 ms per 100,000 timestamps, six
+    /// columns of a rules-change run's 100,000 states), and writing it cost the job a
+    /// calendar conversion per value.
     private static func stateColumns(_ states: [StateWrite]) -> SQLQuery {
-        """
-        unnest(\(states.map(\.userID))::bigint[], \(PostgresPlainArray(states.map(\.planDate)))::date[],
-               \(states.map(\.rulesVersion))::text[], \(states.map(\.historyRowsOnPlanDate))::int[],
-               \(PostgresPlainArray(states.map(\.lastEvaluatedDate)))::date[],
-               \(PostgresPlainArray(states.map(\.seenUpdatedAt)))::timestamptz[],
-               \(PostgresPlainArray(states.map(\.judgedUpdatedAt)))::timestamptz[],
-               \(states.map(\.judgedRulesVersion))::text[],
-               \(PostgresPlainArray(states.map(\.scheduledUpdatedAt)))::timestamptz[],
-               \(PostgresPlainArray(states.map(\.nextCheckAt)))::timestamptz[])
-        """
+        func days(_ date: LocalDate?) -> Int64? { date.map { Int64($0.daysSinceEpoch) } }
+        return """
+            (SELECT user_id, \(sql: date(days: "plan_date")), rules_version, history_rows_on_plan_date,
+                    \(sql: date(days: "last_evaluated_date")),
+                    \(sql: timestamptz(microseconds: "seen_updated_at")),
+                    \(sql: timestamptz(microseconds: "judged_updated_at")), judged_rules_version,
+                    \(sql: timestamptz(microseconds: "scheduled_updated_at")),
+                    \(sql: timestamptz(microseconds: "next_check_at"))
+             FROM unnest(\(states.map(\.userID))::bigint[],
+                         \(PostgresPlainArray(states.map { days($0.planDate) }))::int[],
+                         \(states.map(\.rulesVersion))::text[], \(states.map(\.historyRowsOnPlanDate))::int[],
+                         \(PostgresPlainArray(states.map { days($0.lastEvaluatedDate) }))::int[],
+                         \(PostgresPlainArray(states.map { $0.seenUpdatedAt?.microsecondsSinceEpoch }))::int8[],
+                         \(PostgresPlainArray(states.map { $0.judgedUpdatedAt?.microsecondsSinceEpoch }))::int8[],
+                         \(states.map(\.judgedRulesVersion))::text[],
+                         \(PostgresPlainArray(states.map { $0.scheduledUpdatedAt?.microsecondsSinceEpoch }))::int8[],
+                         \(PostgresPlainArray(states.map { $0.nextCheckAt?.microsecondsSinceEpoch }))::int8[])
+                  AS s(user_id, plan_date, rules_version, history_rows_on_plan_date, last_evaluated_date,
+                       seen_updated_at, judged_updated_at, judged_rules_version, scheduled_updated_at, next_check_at))
+            """
     }
 }

@@ -53,3 +53,22 @@ func microseconds(_ column: SQLQuery) -> SQLQuery {
     ELSE (extract(epoch FROM \(sql: column)) * 1000000)::int8 END
     """
 }
+
+/// SQL that turns whole microseconds since the epoch (an `int8` expression, as `Instant`
+/// holds them) into a `timestamptz`, the sentinels into PostgreSQL's infinities: the
+/// inverse of `microseconds(_:)`, exact (seconds and microseconds apart, so no value
+/// passes through a float's 53 bits), and whatever the session's time zone.
+func timestamptz(microseconds column: SQLQuery) -> SQLQuery {
+    """
+    CASE WHEN \(sql: column) = 9223372036854775807 THEN 'infinity'::timestamptz \
+    WHEN \(sql: column) = -9223372036854775808 THEN '-infinity'::timestamptz \
+    ELSE timestamptz 'epoch' + (\(sql: column) / 1000000) * interval '1 second' \
+    + (\(sql: column) % 1000000) * interval '1 microsecond' END
+    """
+}
+
+/// SQL that turns a number of days since 1970-01-01 (an `int` expression, as `LocalDate`
+/// holds them) into a `date`.
+func date(days column: SQLQuery) -> SQLQuery {
+    "date '1970-01-01' + \(sql: column)"
+}

@@ -73,4 +73,56 @@ import Testing
             #expect(try Self.rows(connection) == Self.expected(day: "2026-03-04", nextCheckAt: third, run: 3))
         }
     }
+
+    /// Dates and instants travel to `plan_state` as days and microseconds since the epoch
+    /// (`timestamptz(microseconds:)`): every value comes back exactly, on both write paths
+    /// (a small batch's upsert, a large batch's update in place) — the infinities, instants
+    /// before 1970 with a fraction, the first and last microsecond of years 1 and 9999, and
+    /// nil — whatever the session's time zone.
+    @Test func extremeDatesAndInstantsComeBackExactly() throws {
+        let instants: [Instant?] = [
+            .distantPast, .distantFuture, nil,
+            Instant(rfc3339: "1969-12-31T23:59:59.999999Z")!, Instant(rfc3339: "1900-02-28T12:00:00.000001Z")!,
+            Instant(rfc3339: "0001-01-01T00:00:00.000000Z")!, Instant(rfc3339: "9999-12-31T23:59:59.999999Z")!,
+            Instant(rfc3339: "2026-11-22T04:59:59.123456Z")!,
+        ]
+        let dates: [LocalDate?] = [nil, LocalDate(year: 1, month: 1, day: 1), LocalDate(year: 1969, month: 12, day: 31),
+                                   LocalDate(year: 9999, month: 12, day: 31), LocalDate(year: 2026, month: 11, day: 22)]
+        func batch(_ users: [Int64], isNew: Bool, shift: Int) -> BatchWrite {
+            var batch = BatchWrite()
+            for userID in users {
+                let i = Int(userID) + shift
+                var state = UserPlanState()
+                state.lastEvaluatedDate = dates[i % dates.count]
+                state.seenUpdatedAt = instants[i % instants.count]
+                state.judgedUpdatedAt = instants[(i + 1) % instants.count]
+                state.scheduledUpdatedAt = instants[(i + 2) % instants.count]
+                batch.states.append(StateWrite(userID: userID, state: state, rulesVersion: "2026.1",
+                                               nextCheckAt: instants[(i + 3) % instants.count], isNew: isNew))
+            }
+            return batch
+        }
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            try Migrator(connection: connection).apply(Migration.reference + Migration.planRegen)
+            try connection.execute("SET TimeZone = 'Pacific/Chatham'", purpose: "test: an unusual session time zone")
+            let store = PlanStore(connection: connection)
+            let generatedAt = Instant(rfc3339: "2026-03-02T00:00:00Z")!
+            // 12 rows take the pipelined upsert, 150 (more than `pipelinedWriteRowLimit`) the COPY path.
+            for users in [Array(Int64(1)...12), Array(Int64(101)...250)] {
+                for (isNew, shift) in [(true, 0), (false, 3)] {
+                    let written = batch(users, isNew: isNew, shift: shift)
+                    _ = try connection.withTransaction { _ in try store.write(written, runID: 1, generatedAt: generatedAt) }
+                    let read = try store.loadUsers(users)
+                    for (state, loaded) in zip(written.states, read) {
+                        #expect(loaded.state?.lastEvaluatedDate == state.lastEvaluatedDate, "user \(state.userID)")
+                        #expect(loaded.state?.seenUpdatedAt == state.seenUpdatedAt, "user \(state.userID)")
+                        #expect(loaded.state?.judgedUpdatedAt == state.judgedUpdatedAt, "user \(state.userID)")
+                        #expect(loaded.state?.scheduledUpdatedAt == state.scheduledUpdatedAt, "user \(state.userID)")
+                        #expect(loaded.storedNextCheck == state.nextCheckAt, "user \(state.userID)")
+                    }
+                }
+            }
+        }
+    }
 }
