@@ -150,51 +150,57 @@ struct PlanRegenBench: ParsableCommand {
         if rulesOnly { return }
 
         // (a) Everyone is new, with no flags, `repeats` times; the notification file of
-        // the last is kept for its size.
+        // the last is kept for its size. Each run is followed by one load of its floor.
         let notificationFile = scratch + "/notifications.jsonl"
         var firstRuns: [ChildRun] = []
+        var firstRunFloor = FloorLoads()
         for attempt in 1...repeats {
             try database.resetJobTables()
             try? FileManager.default.removeItem(atPath: notificationFile)
             log("\(users) users: first run \(attempt)/\(repeats), no flags")
-            firstRuns += try job.run([runArgs(Self.t0, ["--notifications", notificationFile])])
+            firstRuns += logged(try job.run([runArgs(Self.t0, ["--notifications", notificationFile])]))
+            if full {
+                try firstRunFloor.load(after: attempt, of: repeats, database: database) {
+                    try Floor.Files.dump(database: database, outputs: Self.outputs(ofRun: nil), inputs: [input],
+                                         folder: scratch, streams: workers)
+                }
+            }
         }
         let notificationBytes = (try? FileManager.default.attributesOfItem(atPath: notificationFile)[.size] as? Int) ?? nil
         try? FileManager.default.removeItem(atPath: notificationFile)
         let sizes = try database.tableSizes()
-        let firstRunFloor = full ? try Floor.measure(
-            database: database, outputs: Self.outputs(ofRun: nil), inputs: [input], folder: scratch,
-            streams: workers, repeats: repeats) : nil
         report.add(Report.Row(scenario: "first run (everyone new)", users: users, config: defaults,
-                              runs: firstRuns, floor: firstRunFloor))
+                              runs: firstRuns, floor: firstRunFloor.floor(streams: workers)))
         report.note("\(users) users: database after the first run \(sizes.description(perMillion: users)); "
                     + "notification file \(notificationBytes.map { mebibytes($0) } ?? "?") "
                     + "(\(notificationBytes.map { String(format: "%.0f", Double($0) / Double(users)) } ?? "?") bytes a user)")
 
         var day: Int64 = 0
         if full {
-            // (a) A new rules version: everyone due, `previous` filled; one day apart.
-            var rulesRuns: [ChildRun] = []
-            var lastRulesRun = 0
-            for attempt in 1...repeats {
-                day += 1
-                try database.pretendOlderRulesVersion()
-                log("\(users) users: rules-change run \(attempt)/\(repeats), no flags")
-                rulesRuns += try job.run([runArgs(Self.t0.adding(seconds: day * 86_400))])
-                lastRulesRun = try database.count("SELECT max(run_id)::int AS n FROM plan_runs")
-            }
-            // Its input is also every user's state and current plan (the history row the
-            // state points at: sql/0005 moved the plan out of plan_state).
+            // (a) A new rules version: everyone due, `previous` filled; one day apart, each
+            // run followed by one load of its floor. Its input is also every user's state
+            // and current plan (the history row the state points at: sql/0005 moved the
+            // plan out of plan_state).
             let states = Floor.Input(select: """
                 SELECT s.*, h.snapshot FROM plan_state s
                 LEFT JOIN plan_history h ON h.user_id = s.user_id AND h.plan_date = s.plan_date
                                         AND h.seq = s.history_rows_on_plan_date - 1
                 """, userColumn: "s.user_id")
-            let floor = try Floor.measure(database: database, outputs: Self.outputs(ofRun: lastRulesRun),
-                                          inputs: [input, states], folder: scratch,
-                                          streams: workers, repeats: repeats)
+            var rulesRuns: [ChildRun] = []
+            var rulesFloor = FloorLoads()
+            for attempt in 1...repeats {
+                day += 1
+                try database.pretendOlderRulesVersion()
+                log("\(users) users: rules-change run \(attempt)/\(repeats), no flags")
+                rulesRuns += logged(try job.run([runArgs(Self.t0.adding(seconds: day * 86_400))]))
+                try rulesFloor.load(after: attempt, of: repeats, database: database) {
+                    let run = try database.count("SELECT max(run_id)::int AS n FROM plan_runs")
+                    return try Floor.Files.dump(database: database, outputs: Self.outputs(ofRun: run),
+                                                inputs: [input, states], folder: scratch, streams: workers)
+                }
+            }
             report.add(Report.Row(scenario: "rules-change run (everyone due)", users: users, config: defaults,
-                                  runs: rulesRuns, floor: floor))
+                                  runs: rulesRuns, floor: rulesFloor.floor(streams: workers)))
         }
 
         // (b) A typical night: 3% changed their weight the day before.
@@ -298,6 +304,41 @@ struct PlanRegenBench: ParsableCommand {
         try PostgresConnection.connectFromEnvironment().query("SELECT current_setting('server_version') AS version", purpose: "reading the version")
             .singleRow().string("version").split(separator: " ").first.map { "PostgreSQL \($0)" } ?? "PostgreSQL"
     }
+}
+
+/// The floor's loads of one scenario, one after each of the job's runs: its rows are
+/// dumped after the first run (`dump`) and removed after the last.
+struct FloorLoads {
+    private var files: Floor.Files?
+    private var loads: [Floor.Load] = []
+
+    mutating func load(after attempt: Int, of repeats: Int, database: BenchDatabase,
+                       dump: () throws -> Floor.Files) throws {
+        let files = try self.files ?? dump()
+        self.files = files
+        log("floor load \(attempt)/\(repeats) (\(files.rowsLoaded) rows, \(files.streams) streams)")
+        let load = try files.load(database: database)
+        log(String(format: "floor load %d/%d: %.2f s", attempt, repeats, load.seconds)
+            + (load.cpuSeconds.map { String(format: ", machine CPU %.1f s", $0) } ?? ""))
+        loads.append(load)
+        if attempt == repeats { files.remove() }
+    }
+
+    /// The median load; nil when none was made.
+    func floor(streams: Int) -> Floor? {
+        guard let files, !loads.isEmpty else { return nil }
+        return Floor(loads: loads, streams: streams, rowsLoaded: files.rowsLoaded)
+    }
+}
+
+/// `runs`, each one's wall and CPU time logged (the table shows the median).
+func logged(_ runs: [ChildRun]) -> [ChildRun] {
+    for run in runs {
+        log(String(format: "run: %.2f s", run.wallSeconds)
+            + (run.jobCPUSeconds.map { String(format: ", job CPU %.1f s", $0) } ?? "")
+            + (run.machineCPUSeconds.map { String(format: ", machine CPU %.1f s", $0) } ?? ""))
+    }
+    return runs
 }
 
 func log(_ message: String) {
