@@ -21,15 +21,17 @@ extension NightlyRunner {
     func process(_ userIDs: [Int64], store: any RunStore, after partitionGuard: PartitionGuard? = nil,
                  options: RunOptions, manual: Bool, logger: Logger) throws -> BatchOutcome {
         var outcome = BatchOutcome(write: BatchWrite(reservingFor: userIDs.count))
-        let users = try store.loadUsers(userIDs, after: partitionGuard)
-        // Each user read in place: `for user in users` copied each one out of the array,
-        // retaining every buffer of its row, state and plan (4% of a rules-change run).
-        users.withUnsafeBufferPointer { users in
-            for i in users.indices {
-                let evaluation = evaluate(row: users[i].row, state: users[i].state, at: options.asOf,
-                                          manualRerun: manual, zones: zones)
-                record(evaluation, of: users[i], into: &outcome, options: options, manual: manual, logger: logger)
-            }
+        // Each user moved out of the batch (reversed once, then popped), so that it is a
+        // local the calls below borrow: iterating copied each user out of the array, and
+        // reading it in place (`users[i]` of a buffer pointer) still made the compiler copy
+        // the row and state for `evaluate` and the whole user for `record`, every string
+        // and array of its row, state and plan retained and released again each time.
+        var users = try store.loadUsers(userIDs, after: partitionGuard)
+        users.reverse()
+        while let user = users.popLast() {
+            let evaluation = evaluate(row: user.row, state: user.state, at: options.asOf, manualRerun: manual,
+                                      zones: zones)
+            record(evaluation, of: user, into: &outcome, options: options, manual: manual, logger: logger)
         }
         for (reason, users) in zip(DueReason.allCases, outcome.usersByReason) where users > 0 {
             outcome.counts.usersByReason[reason.rawValue, default: 0] += users
