@@ -76,6 +76,11 @@ public struct PostgresRow {
 
     public func optionalBool(_ column: some PostgresColumnReference) throws -> Bool? {
         guard let text = try text(column) else { return nil }
+        // PostgreSQL's own output, `t` or `f`, tested byte by byte: comparing with a
+        // string's UTF-8 view was a generic call of some 200 instructions, for every
+        // boolean of every row.
+        if text.count == 1, text[0] == UInt8(ascii: "t") { return true }
+        if text.count == 1, text[0] == UInt8(ascii: "f") { return false }
         if text.elementsEqual("t".utf8) || text.elementsEqual("true".utf8) { return true }
         if text.elementsEqual("f".utf8) || text.elementsEqual("false".utf8) { return false }
         throw invalid(text, column, "Bool")
