@@ -182,17 +182,21 @@ struct SnapshotReader {
 
     /// The bytes between the quotes of a string without escapes or control characters (the
     /// only kind `jsonb` and the job write for section 6's values), not yet checked as UTF-8.
+    ///
+    /// The position is kept in a local while scanning: advancing `index`, a stored property
+    /// of the reader, stored it back at every byte of every key and value.
     private mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
         guard take("\"") else { return nil }
         let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
             if byte == UInt8(ascii: "\"") {
-                index += 1
-                return UnsafeBufferPointer(rebasing: bytes[start..<index - 1])
+                index = end + 1
+                return UnsafeBufferPointer(rebasing: bytes[start..<end])
             }
             guard byte != UInt8(ascii: "\\"), byte >= 0x20 else { return nil }
-            index += 1
+            end += 1
         }
         return nil
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One SQL statement whose interpolated values are parameters (as postgres-nio's
 /// `PostgresQuery`, GRDB's `SQL`):
 ///
@@ -54,14 +60,23 @@ public struct SQLQuery: ExpressibleByStringInterpolation {
     /// which PostgreSQL text cannot hold (libpq would cut the value, or the SQL, there).
     func prepared(purpose: String) throws -> (sql: String, values: [String?]) {
         let (sql, values) = numbered()
-        if let position = values.firstIndex(where: { $0?.utf8.contains(0) == true }) {
+        if let position = values.firstIndex(where: { $0.map(Self.containsNUL) == true }) {
             throw PostgresError(code: .invalidParameter, purpose: purpose,
                                 message: "parameter $\(position + 1) contains a NUL character")
         }
-        guard !sql.utf8.contains(0) else {
+        guard !Self.containsNUL(sql) else {
             throw PostgresError(code: .invalidParameter, purpose: purpose, message: "the SQL contains a NUL character")
         }
         return (sql, values)
+    }
+
+    /// Whether `text` holds a NUL byte: memchr over the string's bytes. A batch's array
+    /// parameters run to a hundred kilobytes, and `utf8.contains(0)` went byte by byte
+    /// through the generic sequence path (2% of a rules-change run's client CPU).
+    private static func containsNUL(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { utf8 in
+            utf8.baseAddress.map { memchr($0, 0, utf8.count) != nil } ?? false
+        } ?? text.utf8.contains(0)
     }
 
     public struct StringInterpolation: StringInterpolationProtocol {

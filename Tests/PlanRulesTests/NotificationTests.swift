@@ -160,3 +160,17 @@ private func example(_ line: Int) throws -> (previous: Snapshot, next: Snapshot)
     #expect(notification.jsonString.hasSuffix(#","schema_version":1}"#))
     #expect(try JSONValue(parsing: line.dropLast())["body"] == .string("Your calories are increasing to 2,755 today! 🎉"))
 }
+
+/// The notification id, written byte by byte, reads as section 7 spells it for any user
+/// id and sequence, and for a date without four digits.
+@Test(arguments: [(Int64(7), 0), (-42, 3), (.max, 12), (.min, 1_000)])
+func notificationIDsSpellUserDateTypeAndSequence(userID: Int64, sequence: Int) {
+    let date = LocalDate(year: 2026, month: 3, day: 5)
+    for type in NotificationType.allCases {
+        #expect(notificationID(userID: userID, planDate: date, type: type, sequence: sequence)
+                == "\(userID):2026-03-05:\(type.rawValue):\(sequence)")
+    }
+    let farFuture = LocalDate(year: 10_000, month: 1, day: 1)
+    #expect(notificationID(userID: userID, planDate: farFuture, type: .planCreated, sequence: sequence)
+            == "\(userID):\(farFuture):plan_created:\(sequence)")
+}

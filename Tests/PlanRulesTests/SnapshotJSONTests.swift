@@ -214,3 +214,30 @@ func jsonbStyle(_ value: JSONValue) -> String {
         return value.jsonString
     }
 }
+
+/// A snapshot's fields share one box between copies (`Snapshot.storage`): changing a copy
+/// leaves the original as it was, equal snapshots read apart compare and hash equal, and a
+/// copy changed back is equal again.
+@Test(arguments: SpecExample.all)
+func aSnapshotCopyChangesAlone(example: SpecExample) throws {
+    let original = try #require(try example.snapshot("expected"))
+    let (calories, flags, timezone) = (original.targets.calories, original.flags, original.inputs.timezone)
+    var copy = original
+    copy.targets.calories += 1
+    copy.flags.append(.calorieFloorApplied)
+    copy.inputs.timezone = "Pacific/Chatham"
+    #expect(original.targets.calories == calories)
+    #expect(original.flags == flags)
+    #expect(original.inputs.timezone == timezone)
+    #expect(copy.targets.calories == calories + 1)
+    #expect(copy.inputs.timezone == "Pacific/Chatham")
+    #expect(copy != original)
+
+    let readAgain = try #require(try example.snapshot("expected"))
+    #expect(readAgain == original)
+    #expect(readAgain.hashValue == original.hashValue)
+    copy = readAgain
+    copy.targets.calories = calories + 1
+    copy.targets.calories = calories
+    #expect(copy == original)
+}

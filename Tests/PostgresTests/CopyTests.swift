@@ -58,6 +58,27 @@ import Testing
         }
     }
 
+    /// Integers written digit by digit from the last (`row.integer`) arrive exactly, the
+    /// extremes and the signs included.
+    @Test func integersArriveExactlyAtTheExtremes() throws {
+        let values: [Int64?] = [0, 7, -1, 10, -10, 99, 100, 1_000_000_007, .max, .min, .max - 1, .min + 1, nil]
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            try connection.execute("CREATE TABLE t (id int, n int8)", purpose: "creating t")
+            try connection.copyIn("COPY t (id, n) FROM STDIN", purpose: "loading t") { writer in
+                for index in values.indices {
+                    try writer.addRow { row in
+                        row.integer(index)
+                        row.integer(values[index])
+                    }
+                }
+            }
+            let stored = try connection.query("SELECT n FROM t ORDER BY id", purpose: "reading t")
+                .map { try $0.optionalInt64("n") }
+            #expect(stored == values)
+        }
+    }
+
     /// Compact JSON with and without backslashes (the one byte it escapes), plain values
     /// written in place and NULLs arrive as sent; the same plain values as an array
     /// parameter.
