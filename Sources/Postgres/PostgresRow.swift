@@ -81,8 +81,8 @@ public struct PostgresRow {
         // boolean of every row.
         if text.count == 1, text[0] == UInt8(ascii: "t") { return true }
         if text.count == 1, text[0] == UInt8(ascii: "f") { return false }
-        if text.elementsEqual("t".utf8) || text.elementsEqual("true".utf8) { return true }
-        if text.elementsEqual("f".utf8) || text.elementsEqual("false".utf8) { return false }
+        if text.elementsEqual("true".utf8) { return true }
+        if text.elementsEqual("false".utf8) { return false }
         throw invalid(text, column, "Bool")
     }
 
