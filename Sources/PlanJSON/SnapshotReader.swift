@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PlanRules
 
 /// Reads a snapshot straight from its bytes, the way a run reads every stored plan back: no
@@ -309,10 +314,14 @@ private struct NameTable<Value: Sendable>: Sendable {
         starts = values.reduce(into: [0]) { starts, value in starts.append(starts.last! + value.rawValue.utf8.count) }
     }
 
+    /// Compared with memcmp: `elementsEqual` over two buffer slices went byte by byte
+    /// through the generic sequence path, for every key and enum value of every stored
+    /// plan a run reads.
     func position(of name: UnsafeBufferPointer<UInt8>) -> Int? {
         bytes.withUnsafeBufferPointer { bytes in
             for position in values.indices where starts[position + 1] - starts[position] == name.count {
-                if UnsafeBufferPointer(rebasing: bytes[starts[position]..<starts[position + 1]]).elementsEqual(name) {
+                // Both non-empty when compared: a name of this length lies in `bytes`.
+                if name.isEmpty || memcmp(bytes.baseAddress! + starts[position], name.baseAddress!, name.count) == 0 {
                     return position
                 }
             }
