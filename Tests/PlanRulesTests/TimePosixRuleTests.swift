@@ -104,16 +104,17 @@ import Testing
     /// New York 2026: DST starts 8 March 02:00 EST = 07:00Z, ends 1 November 02:00 EDT = 06:00Z.
     @Test func transitionsOfAYear() throws {
         let rule = try #require(PosixTZRule("EST5EDT,M3.2.0,M11.1.0"))
-        let changes = rule.transitions(inYear: 2026)
-        #expect(changes.map(\.at) == [TimeTestFixtures.utcSeconds(year: 2026, month: 3, day: 8, hour: 7),
-                                      TimeTestFixtures.utcSeconds(year: 2026, month: 11, day: 1, hour: 6)])
-        #expect(changes.map(\.offset) == [-14_400, -18_000])
+        let changes = try #require(rule.transitions(inYear: 2026))
+        #expect([changes.start.at, changes.end.at] == [TimeTestFixtures.utcSeconds(year: 2026, month: 3, day: 8, hour: 7),
+                                                       TimeTestFixtures.utcSeconds(year: 2026, month: 11, day: 1, hour: 6)])
+        #expect([changes.start.offset, changes.end.offset] == [-14_400, -18_000])
+        #expect(try #require(PosixTZRule("<+0545>-5:45")).transitions(inYear: 2026) == nil)
     }
 
     /// Hebron 2026, M3.4.4/50: Thursday 26 March + 50 h = Saturday 28 March 02:00 (+2)
     /// = 00:00Z.
     @Test func transitionHoursPastMidnightRollIntoLaterDays() throws {
         let rule = try #require(PosixTZRule("EET-2EEST,M3.4.4/50,M10.4.4/50"))
-        #expect(rule.transitions(inYear: 2026).first?.at == TimeTestFixtures.utcSeconds(year: 2026, month: 3, day: 28))
+        #expect(rule.transitions(inYear: 2026)?.start.at == TimeTestFixtures.utcSeconds(year: 2026, month: 3, day: 28))
     }
 }

@@ -118,6 +118,27 @@ import ZoneFiles
         #expect(!zones.isKnown("Asia/Kathmandu"))
     }
 
+    /// The names are the second field of `Z` lines and the third of `L` lines, fields split
+    /// at runs of spaces; other lines (`R` rules, `Zone`, comments, a short line) name
+    /// nothing, and the last line needs no newline.
+    @Test func tzdataZiLinesThatNameZones() throws {
+        let source = "# version 2099z\n# Z Test/Comment\nR Test/Rule 1 - X\nZone Test/Long 0\nL Test/Short\n"
+            + "Z  Test/Spaced  1 - X\n  Z Test/Indented 0 - Y\nLx Test/Real Test/Other\nZ Test/Real 1 - X\n\nL Test/Real Test/Alias"
+        let directory = try temporaryZoneDirectory(tzdataZi: source)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for name in ["Test/Spaced", "Test/Indented", "Test/Real", "Test/Alias"] {
+            try copyZoneFile("Europe/Berlin", to: directory + "/" + name)
+        }
+        let zones = try ZoneDatabase.loadSystem(path: directory + "/tzdata.zi")
+        #expect(zones.version == "2099z")
+        for name in ["Test/Spaced", "Test/Indented", "Test/Real", "Test/Alias"] {
+            #expect(zones.isKnown(name) && zones.zone(named: name) != nil, "\(name)")
+        }
+        for name in ["Test/Comment", "Test/Rule", "Test/Long", "Test/Short", "Test/Other", "Test/Real Test/Alias", ""] {
+            #expect(!zones.isKnown(name), "\(name)")
+        }
+    }
+
     /// A file that passes the startup check but is corrupt gives nil, and says why.
     @Test func corruptZoneFileIsReported() throws {
         let directory = try temporaryZoneDirectory(tzdataZi: "Z Test/Corrupt 0 - X\n")

@@ -37,14 +37,17 @@ struct OffsetTable: Sendable {
             let lastListed = times.last
             let firstYear = lastListed.map { LocalDate(wallSecondsSinceEpoch: $0).year } ?? 1900
             var generated: [(at: Int64, sequence: Int, offset: Int)] = []
+            generated.reserveCapacity(2 * 403)
             for year in firstYear...(firstYear + 402) {
-                for change in rule.transitions(inYear: year) {
-                    generated.append((change.at, generated.count, change.offset))
-                }
+                guard let (start, end) = rule.transitions(inYear: year) else { continue }
+                generated.append((start.at, generated.count, start.offset))
+                generated.append((end.at, generated.count, end.offset))
             }
             // When one year's daylight time ends at the very second the next year's begins
             // (all-year daylight time, `J365/25`), the later change in rule order wins.
             generated.sort { ($0.at, $0.sequence) < ($1.at, $1.sequence) }
+            times.reserveCapacity(times.count + generated.count)
+            offsets.reserveCapacity(offsets.count + generated.count)
             for (index, change) in generated.enumerated() {
                 guard lastListed.map({ change.at > $0 }) ?? true else { continue }
                 if index + 1 < generated.count, generated[index + 1].at == change.at { continue }

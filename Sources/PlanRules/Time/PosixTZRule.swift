@@ -57,17 +57,16 @@ struct PosixTZRule: Equatable, Sendable {
     }
 
     /// The two changes of offset in `year` (UTC seconds since the epoch, and the offset
-    /// from then on): daylight time starts, then ends. In the southern hemisphere the end
-    /// comes first in the calendar; callers sort.
-    func transitions(inYear year: Int) -> [(at: Int64, offset: Int)] {
-        guard let daylight else { return [] }
+    /// from then on): daylight time starts, then ends; nil without daylight time. In the
+    /// southern hemisphere the end comes first in the calendar; callers sort. A pair, not
+    /// an array: `OffsetTable` asks for 403 years of every daylight zone at startup.
+    func transitions(inYear year: Int) -> (start: (at: Int64, offset: Int), end: (at: Int64, offset: Int))? {
+        guard let daylight else { return nil }
         func wallSeconds(_ moment: Moment) -> Int64 {
             Int64(moment.day.date(inYear: year).daysSinceEpoch) * 86_400 + Int64(moment.secondsIntoDay)
         }
-        return [
-            (wallSeconds(daylight.start) - Int64(standardOffset), daylight.offset),
-            (wallSeconds(daylight.end) - Int64(daylight.offset), standardOffset),
-        ]
+        return ((wallSeconds(daylight.start) - Int64(standardOffset), daylight.offset),
+                (wallSeconds(daylight.end) - Int64(daylight.offset), standardOffset))
     }
 }
 
