@@ -13,8 +13,11 @@ extension ZoneDatabase {
     /// that is there but does not parse leaves its name known, without a zone
     /// (`loadZoneFile(_:directory:)` says why).
     public static func loadSystem(path: String = "/usr/share/zoneinfo/tzdata.zi") throws -> ZoneDatabase {
-        guard let source = FileManager.default.contents(atPath: path) else {
-            throw ZoneDatabaseError(path: path, reason: "cannot read the tz database source")
+        let source: Data
+        do {
+            source = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ZoneDatabaseError(path: path, reason: "cannot read the tz database source: \(error)")
         }
         let (version, names) = knownNames(tzdataZi: source)
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
