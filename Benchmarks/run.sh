@@ -3,8 +3,8 @@
 # in release mode, starts a throwaway PostgreSQL tuned like a small dedicated database host,
 # runs the benchmark and prints its Markdown table; the cluster is removed at the end.
 #
-#   Benchmarks/run.sh                                       # 100k and 1M users (~11 min)
-#   Benchmarks/run.sh --sizes 10000000                      # 10M: ~35 GB of disk at its peak, ~12 min
+#   Benchmarks/run.sh                                       # 100k and 1M users (~12 min)
+#   Benchmarks/run.sh --sizes 10000000                      # 10M: ~35 GB of disk at its peak, ~15 min
 #   Benchmarks/run.sh --sizes 20000 --repeats 1 --naive-users 2000   # a quick look
 #   Benchmarks/run.sh --markdown /tmp/bench.md --plot docs/scale.svg # also the table and the plot
 #
