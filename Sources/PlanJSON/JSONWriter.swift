@@ -179,23 +179,10 @@ struct JSONWriter: ~Copyable {
         append(UInt8(ascii: "]"))
     }
 
-    /// Decimal digits of `value`, left-padded with zeros to `minimumWidth`, written
-    /// from the last digit back (divisions by the constant 10 compile to multiplications).
+    /// Decimal digits of `value`, left-padded with zeros to `minimumWidth`, written in place.
     private mutating func appendDigits(_ value: UInt, minimumWidth: Int) {
-        var digits = 1
-        var rest = value / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        let width = max(digits, minimumWidth)
-        if capacity - count < width { grow(toHold: width) }
-        rest = value
-        for position in stride(from: count + width - 1, through: count, by: -1) {
-            base[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
-        }
-        count += width
+        let written = free(max(20, minimumWidth)).putDecimal(UInt64(value), minimumWidth: minimumWidth, at: 0)
+        count += written
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {

@@ -163,19 +163,8 @@ public struct PostgresCopyRow {
     public mutating func integer(_ value: Int64?) {
         guard let value else { return null() }
         separate()
-        // Int64.min: 19 digits and a sign.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var rest = value.magnitude
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            } while rest > 0
-            if value < 0 {
-                start -= 1
-                digits[start] = UInt8(ascii: "-")
-            }
+            let start = value.putDecimal(into: digits, endingAt: digits.count)
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }

@@ -81,14 +81,26 @@ extension Int64: PostgresPlainText {
     }
 
     public func putPostgresText(into text: UnsafeMutableBufferPointer<UInt8>) {
-        if self < 0 { text[0] = UInt8(ascii: "-") }
+        _ = putDecimal(into: text, endingAt: text.count)
+    }
+
+    /// Writes the decimal text so that it ends just before `end`, from the last digit back
+    /// (no need to count the digits first), and returns where it starts: at most 20 bytes,
+    /// Int64.min's 19 digits and a sign.
+    @inline(__always)
+    func putDecimal(into text: UnsafeMutableBufferPointer<UInt8>, endingAt end: Int) -> Int {
         var rest = magnitude
-        var index = text.count
+        var start = end
         repeat {
-            index -= 1
-            text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            start -= 1
+            text[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
             rest /= 10
         } while rest > 0
+        if self < 0 {
+            start -= 1
+            text[start] = UInt8(ascii: "-")
+        }
+        return start
     }
 }
 

@@ -69,24 +69,11 @@ func notificationID(userID: Int64, planDate: LocalDate, type: NotificationType, 
 }
 
 extension UnsafeMutableBufferPointer<UInt8> {
-    /// Writes `value` in decimal at `offset` (at most 20 bytes) and returns the offset past it.
+    /// Writes `value` in decimal at `offset`, a sign first when negative, and returns the
+    /// offset past it (at most 20 bytes).
     fileprivate func putDecimal(_ value: Int64, at offset: Int) -> Int {
-        var digits = 1
-        var rest = value.magnitude / 10
-        while rest > 0 {
-            digits += 1
-            rest /= 10
-        }
-        var position = offset + digits + (value < 0 ? 1 : 0)
-        let end = position
-        rest = value.magnitude
-        repeat {
-            position -= 1
-            self[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-            rest /= 10
-        } while rest > 0
         if value < 0 { self[offset] = UInt8(ascii: "-") }
-        return end
+        return putDecimal(value.magnitude, at: value < 0 ? offset + 1 : offset)
     }
 }
 

@@ -180,6 +180,29 @@ extension UnsafeMutableBufferPointer<UInt8> {
         }
     }
 
+    /// Writes `value` in decimal at `offset`, left-padded with zeros to `minimumWidth`, and
+    /// returns the offset past it (at most 20 digits, or `minimumWidth`). The digits are
+    /// counted first, then written from the last back; the JSON numbers and the
+    /// notification ids are written with it.
+    @inlinable @inline(__always)
+    public func putDecimal(_ value: UInt64, minimumWidth: Int = 1, at offset: Int) -> Int {
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits &+= 1
+            rest /= 10
+        }
+        let end = offset + Swift.max(digits, minimumWidth)
+        rest = value
+        var position = end
+        repeat {
+            position -= 1
+            self[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while position > offset
+        return end
+    }
+
     /// The last two decimal digits of `value` (≥ 0) at `offset`.
     @inline(__always)
     private func putTwoDigits(_ value: Int, at offset: Int) {
