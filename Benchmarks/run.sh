@@ -21,9 +21,9 @@ fi
 # in statically, which spares every run the dynamic linking of Swift's and Foundation's
 # libraries (a single-user rerun: 32 -> 27 ms) and every retain/release call its PLT hop
 # (a 100k-user first run: ~5% less of the job's CPU). Its own build folder, so that the
-# everyday `swift build -c release` does not rebuild from scratch after a benchmark. Whole-
-# program link-time optimization (`--experimental-lto-mode=full`), as deployed too: the
-# modules are optimized together at link time, which inlines across them what
+# everyday `swift build -c release` does not rebuild from scratch after a benchmark.
+# Link-time optimization (`--experimental-lto-mode=full`), as deployed too: the project's
+# modules and packages are optimized together at link time, which inlines across them what
 # cross-module optimization leaves as calls (a 20k-user first run: 1.459 -> 1.366 G
 # instructions, a rules-change run 1.976 -> 1.871 G; the same rows and notifications).
 release=(swift build -c release --static-swift-stdlib --experimental-lto-mode=full --scratch-path .build-static)
