@@ -1,10 +1,11 @@
 import Foundation
+import PlanRules
 import Testing
 
 /// deploy/Dockerfile, replayed without a container engine by deploy/check-dockerfile.sh:
 /// its build stage's COPY lines make a clean directory where its `swift build` runs (a
 /// release build: the slowest test, so one build only), then its runtime packages are
-/// checked against what that binary links.
+/// checked against what that binary links, and its runs against the tested build's.
 @Suite struct ContainerBuildTests {
     @Test func theBuildStageBuildsInACleanDirectoryAndTheRuntimeStageHasWhatTheBinaryLinks() throws {
         let script = repositoryPath("deploy/check-dockerfile.sh")
@@ -30,8 +31,10 @@ import Testing
         #expect(lines.last == "check-dockerfile: OK: the build stage builds in a clean directory and the runtime "
                 + "stage installs only what the binary needs")
 
-        // The same binary against runtime stages that miss a library or add a package.
         let binaryPath = try #require(binary)
+        try expectSameWrites(deployed: URL(fileURLWithPath: binaryPath))
+
+        // The same binary against runtime stages that miss a library or add a package.
         let dockerfile = try String(contentsOfFile: repositoryPath("deploy/Dockerfile"), encoding: .utf8)
         try withScratchDirectory { folder in
             for (change, failure) in [
@@ -46,6 +49,57 @@ import Testing
                 #expect(runtime.status == 1, "\(runtime.stdout)")
                 #expect(runtime.stderr.contains("check-dockerfile: FAILED: \(failure)"), "\(runtime.stderr)")
             }
+        }
+    }
+
+    /// The deployed binary is built another way than the one the tests run (release, with
+    /// link-time optimization; `deploy/test.sh` builds for debugging): on two databases of the
+    /// same 2,000 demo users, a first run and then, every plan made to look as if an older
+    /// rules version wrote it, the next day's run, which reads every stored plan back and
+    /// writes each user's new one with `previous` and a diff, must write the same rows and
+    /// notification lines with either binary.
+    private func expectSameWrites(deployed: URL) throws {
+        func writes(of binary: URL?) throws -> [[String]] {
+            try JobDatabase.withFresh { db in
+                try db.seed(users: 2_000, writtenBefore: Instant(rfc3339: "2026-02-28T00:00:00Z")!)
+                return try withScratchDirectory { folder in
+                    func run(asOf: String) throws {
+                        let result = try db.run(["--as-of", asOf, "--notifications", folder + "/n.jsonl"], binary: binary)
+                        #expect(result.status == 0, "\(binary?.path ?? "the tested build"): \(result)")
+                    }
+                    try run(asOf: "2026-03-01T12:00:00Z")
+                    try db.owner().executeScript(
+                        """
+                        UPDATE plan_history h SET rules_version = '2025.0',
+                               snapshot = jsonb_set(snapshot, '{rules_version}', '"2025.0"')
+                        FROM plan_state s WHERE h.user_id = s.user_id AND h.plan_date = s.plan_date
+                                            AND h.seq = s.history_rows_on_plan_date - 1;
+                        UPDATE plan_state SET rules_version = '2025.0';
+                        """, purpose: "making every plan look as if an older rules version wrote it")
+                    try run(asOf: "2026-03-02T12:00:00Z")
+                    let tables = PlanTables(connection: try db.owner())
+                    // Workers append whole batches in the order they finish: compare the lines as a set.
+                    let notifications = try String(contentsOfFile: folder + "/n.jsonl", encoding: .utf8)
+                        .split(separator: "\n").map(String.init).sorted()
+                    return [try tables.historyFingerprints(), try tables.stateFingerprints(),
+                            try tables.rejectionFingerprints(),
+                            try tables.outbox().map { "\($0.key) \($0.value)" }.sorted(), notifications]
+                }
+            }
+        }
+        let tested = try writes(of: nil)
+        let fromDeployed = try writes(of: deployed)
+        // Both days wrote a plan for most users, the second with a diff (so the comparison
+        // compares something).
+        #expect(tested[0].count > 3_000, "history rows: \(tested[0].count)")
+        #expect(tested[4].count > 1_000, "notification lines: \(tested[4].count)")
+        let names = ["plan_history", "plan_state", "plan_rejections", "outbox", "notification lines"]
+        for (name, (mine, theirs)) in zip(names, zip(tested, fromDeployed)) {
+            let firstDifference = zip(mine, theirs).first { $0 != $1 }.map { "\($0) / \($1)" } ?? "the count"
+            #expect(mine == theirs, """
+                \(name): \(mine.count) rows from the tested build, \(theirs.count) from the deployed one; \
+                first difference: \(firstDifference)
+                """)
         }
     }
 

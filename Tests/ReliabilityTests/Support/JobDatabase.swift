@@ -1,4 +1,5 @@
 import DemoData
+import Foundation
 import PlanRules
 import PlanStore
 import Postgres
@@ -22,9 +23,11 @@ struct JobDatabase: Sendable {
     /// A connection as the job's role, as `plan-regen` itself would open.
     func asJob() throws -> PostgresConnection { try PostgresConnection(conninfo: jobConninfo) }
 
-    /// `plan-regen run --database-url … arguments…` as a real process.
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> JobResult {
-        try JobProcess.run(["run", "--database-url", jobConninfo] + arguments, environment: environment)
+    /// `plan-regen run --database-url … arguments…` as a real process (the tested build,
+    /// or `binary`).
+    func run(_ arguments: [String], environment: [String: String] = [:], binary: URL? = nil) throws -> JobResult {
+        try JobProcess.run(["run", "--database-url", jobConninfo] + arguments, environment: environment,
+                           binary: binary)
     }
 
     func startRun(_ arguments: [String], environment: [String: String] = [:]) throws -> JobProcess {

@@ -10,8 +10,9 @@ final class JobProcess {
     let stdoutURL: URL
     let stderrURL: URL
 
-    /// Starts `plan-regen arguments…` with `extraEnvironment` on top of this process's.
-    init(_ arguments: [String], environment extraEnvironment: [String: String] = [:]) throws {
+    /// Starts `plan-regen arguments…` with `extraEnvironment` on top of this process's; the
+    /// tested build unless `binary` names another (the deployed release build).
+    init(_ arguments: [String], environment extraEnvironment: [String: String] = [:], binary: URL? = nil) throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("plan-regen-job-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -19,7 +20,7 @@ final class JobProcess {
         stderrURL = directory.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.executableURL = try Self.binary()
+        process.executableURL = try binary ?? Self.binary()
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
         process.standardInput = FileHandle.nullDevice
@@ -29,8 +30,9 @@ final class JobProcess {
     }
 
     /// Runs `plan-regen arguments…` to its end.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> JobResult {
-        try JobProcess(arguments, environment: environment).waitForExit()
+    static func run(_ arguments: [String], environment: [String: String] = [:], binary: URL? = nil) throws
+        -> JobResult {
+        try JobProcess(arguments, environment: environment, binary: binary).waitForExit()
     }
 
     var isRunning: Bool { process.isRunning }
