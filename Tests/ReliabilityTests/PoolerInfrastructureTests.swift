@@ -104,9 +104,14 @@ import Glibc
             try waitUntil("the killed client's lock to be free", limitSeconds: 10) {
                 try Self.advisoryLockHolders(17, on: direct).isEmpty
             }
+            // The backend releases the lock as its transaction aborts, and leaves
+            // pg_stat_activity a moment later, as it exits: on a loaded machine the two
+            // can be seen apart.
+            try waitUntil("the killed client's backend to end", limitSeconds: 10) {
+                try Self.state(of: backend, on: direct) == nil
+            }
             let seconds = Date().timeIntervalSince(killed)
-            #expect(seconds < 5, "lock freed \(seconds) s after the kill")
-            #expect(try Self.state(of: backend, on: direct) == nil, "the backend has ended")
+            #expect(seconds < 5, "lock freed and backend ended \(seconds) s after the kill")
             #expect(bouncer.log.contains("client disconnect while server was not ready"))
         }
     }
