@@ -2,6 +2,7 @@
 import PlanStore
 import PlanRules
 import Testing
+import TestSupport
 
 /// `--workers N` (issue 5): batches processed at once on N connections write exactly what
 /// one worker writes, and each notification is emitted once.
@@ -51,14 +52,7 @@ import Testing
                 // Day 14: the lose_weight users switch phase; day 15: everyone under new rules.
                 try driver.run(at: t0, batchSize: batchSize)
                 try driver.run(at: t0.adding(seconds: 14 * 86_400), batchSize: batchSize)
-                try driver.connection.executeScript(
-                    """
-                    UPDATE plan_history h SET rules_version = '2025.0',
-                           snapshot = jsonb_set(snapshot, '{rules_version}', '"2025.0"')
-                    FROM plan_state s
-                    WHERE h.user_id = s.user_id AND h.plan_date = s.plan_date AND h.seq = s.history_rows_on_plan_date - 1;
-                    UPDATE plan_state SET rules_version = '2025.0';
-                    """, purpose: "test: current plans of an older rules version")
+                try driver.connection.makeCurrentPlansLookOlder()
                 let rulesChange = try driver.run(at: t0.adding(seconds: 15 * 86_400), batchSize: batchSize)
                 #expect(rulesChange.counts.due > 200)
                 let rows = try driver.connection.query(

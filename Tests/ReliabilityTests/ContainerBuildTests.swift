@@ -1,6 +1,7 @@
 import Foundation
 import PlanRules
 import Testing
+import TestSupport
 
 /// deploy/Dockerfile, replayed without a container engine by deploy/check-dockerfile.sh:
 /// its build stage's COPY lines make a clean directory where its `swift build` runs (a
@@ -68,14 +69,7 @@ import Testing
                         #expect(result.status == 0, "\(binary?.path ?? "the tested build"): \(result)")
                     }
                     try run(asOf: "2026-03-01T12:00:00Z")
-                    try db.owner().executeScript(
-                        """
-                        UPDATE plan_history h SET rules_version = '2025.0',
-                               snapshot = jsonb_set(snapshot, '{rules_version}', '"2025.0"')
-                        FROM plan_state s WHERE h.user_id = s.user_id AND h.plan_date = s.plan_date
-                                            AND h.seq = s.history_rows_on_plan_date - 1;
-                        UPDATE plan_state SET rules_version = '2025.0';
-                        """, purpose: "making every plan look as if an older rules version wrote it")
+                    try db.owner().makeCurrentPlansLookOlder()
                     try run(asOf: "2026-03-02T12:00:00Z")
                     let tables = PlanTables(connection: try db.owner())
                     // Workers append whole batches in the order they finish: compare the lines as a set.
