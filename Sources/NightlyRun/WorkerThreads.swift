@@ -6,9 +6,9 @@ import Glibc
 /// How many batches a run processes at once when `--workers` is not given, and the
 /// threads that process them.
 public enum WorkerThreads {
-    /// The default `--workers`: twice the CPU cores this process may use (its affinity
-    /// mask and its cgroup's CPU quota, so a container limited to 1.5 CPUs counts 2), at
-    /// least 2 and at most 8.
+    /// The default `--workers`: twice the CPU cores this process may use (`usableCores`:
+    /// its affinity mask and its cgroup's CPU quota, so a container limited to 1.5 CPUs
+    /// counts 2), at least 2 and at most 8.
     ///
     /// Why twice: a worker spends part of every batch waiting for the database (its COPY
     /// parsed, its commit) while the job and the server take turns on the batch; a second
@@ -20,12 +20,46 @@ public enum WorkerThreads {
         min(8, max(2, 2 * usableCores()))
     }
 
-    /// The cores this process may run on: the affinity mask, lowered by a cgroup v2 CPU
-    /// quota (`cpu.max`, e.g. "150000 100000" → 2) when there is one.
+    /// The cores this process may run on: the online CPUs, lowered by its affinity mask
+    /// (`taskset`, a container's cpuset, Kubernetes' static CPU manager) and by a cgroup v2
+    /// CPU quota (`cpu.max`, e.g. "150000 100000" → 2) when there are such limits.
+    ///
+    /// The mask is read from `/proc/self/status`: Foundation's `activeProcessorCount`
+    /// counts the online CPUs on Linux whatever the mask (a process pinned to one of two
+    /// cores got 4 workers), and glibc's `sched_getaffinity` is not visible to Swift.
     static func usableCores() -> Int {
-        let online = ProcessInfo.processInfo.activeProcessorCount
-        guard let quota = cgroupCPUQuota() else { return online }
-        return max(1, min(online, quota))
+        var cores = ProcessInfo.processInfo.activeProcessorCount
+        if let allowed = affinityCPUCount() { cores = min(cores, allowed) }
+        if let quota = cgroupCPUQuota() { cores = min(cores, quota) }
+        return max(1, cores)
+    }
+
+    /// How many CPUs this process's affinity mask allows; nil when it cannot be read.
+    static func affinityCPUCount() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        let prefix = "Cpus_allowed_list:"
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
+        return cpuCount(fromList: String(line.dropFirst(prefix.count)))
+    }
+
+    /// The CPUs of a kernel CPU list ("0-3,8,10-11" → 7); nil when it is not one.
+    static func cpuCount(fromList text: String) -> Int? {
+        var count = 0
+        for part in text.split(separator: ",") {
+            let bounds = part.split(separator: "-", omittingEmptySubsequences: false)
+                .map { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            switch bounds.count {
+            case 1:
+                guard bounds[0] != nil else { return nil }
+                count += 1
+            case 2:
+                guard let low = bounds[0], let high = bounds[1], low <= high else { return nil }
+                count += high - low + 1
+            default:
+                return nil
+            }
+        }
+        return count > 0 ? count : nil
     }
 
     /// The CPU limit of this process's cgroup v2, rounded up; nil without one.

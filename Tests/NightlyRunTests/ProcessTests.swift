@@ -32,6 +32,24 @@ import Testing
         }
     }
 
+    /// Pinned to one CPU (`taskset`, as a container's cpuset or Kubernetes' static CPU
+    /// manager pins it), the job counts one usable core whatever the machine has: its
+    /// default `--workers` is 2 (Foundation alone counted every online CPU).
+    @Test func aProcessPinnedToOneCPUDefaultsToTwoWorkers() throws {
+        let taskset = URL(fileURLWithPath: "/usr/bin/taskset")
+        try #require(FileManager.default.isExecutableFile(atPath: taskset.path), "taskset (util-linux) is missing")
+        let process = Process()
+        process.executableURL = taskset
+        process.arguments = ["--cpu-list", "0", try PlanRegenProcess.binary().path, "run", "--help"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let help = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(help.contains("from 2 to 8 (here 2)"), "\(help)")
+    }
+
     /// The other users are done first; then the unknown id is reported and the exit
     /// code is 3 (README, "Exit codes").
     @Test func anUnknownUserIDIsReportedOnStderrAndExitsWith3AfterTheOthers() throws {

@@ -1,3 +1,4 @@
+import Foundation
 @testable import NightlyRun
 import PlanStore
 import PlanRules
@@ -239,13 +240,24 @@ import TestSupport
         #expect(batches(of: UserIDSet([]), size: 5) == [])
     }
 
-    /// The default `--workers`: the usable cores, at least 2 and at most 8; a container's
-    /// CPU quota (cgroup v2 `cpu.max`) counts, rounded up.
-    @Test func theDefaultWorkerCountFollowsTheUsableCores() {
+    /// The default `--workers`: twice the usable cores, at least 2 and at most 8; a
+    /// container's CPU quota (cgroup v2 `cpu.max`) counts, rounded up, and so does the
+    /// affinity mask (`Cpus_allowed_list`; a pinned process is tested in `ProcessTests`).
+    @Test func theDefaultWorkerCountFollowsTheUsableCores() throws {
         #expect((2...8).contains(WorkerThreads.defaultCount))
         #expect(WorkerThreads.cpuQuota(fromCPUMax: "150000 100000\n") == 2)
         #expect(WorkerThreads.cpuQuota(fromCPUMax: "400000 100000") == 4)
         #expect(WorkerThreads.cpuQuota(fromCPUMax: "max 100000\n") == nil)
         #expect(WorkerThreads.cpuQuota(fromCPUMax: "") == nil)
+        #expect(WorkerThreads.cpuCount(fromList: "\t0-1\n") == 2)
+        #expect(WorkerThreads.cpuCount(fromList: "0-3,8,10-11") == 7)
+        #expect(WorkerThreads.cpuCount(fromList: "5") == 1)
+        #expect(WorkerThreads.cpuCount(fromList: "") == nil)
+        #expect(WorkerThreads.cpuCount(fromList: "3-1") == nil)
+        #expect(WorkerThreads.cpuCount(fromList: "0-") == nil)
+        #expect(WorkerThreads.cpuCount(fromList: "zero") == nil)
+        let allowed = try #require(WorkerThreads.affinityCPUCount(), "no Cpus_allowed_list in /proc/self/status")
+        #expect((1...ProcessInfo.processInfo.activeProcessorCount).contains(allowed))
+        #expect(WorkerThreads.usableCores() <= allowed)
     }
 }
