@@ -7,10 +7,25 @@
 #   Benchmarks/run.sh --sizes 10000000                      # 10M: ~35 GB of disk at its peak, ~15 min
 #   Benchmarks/run.sh --sizes 20000 --repeats 1 --naive-users 2000   # a quick look
 #   Benchmarks/run.sh --markdown /tmp/bench.md --plot docs/scale.svg # also the table and the plot
+#   Benchmarks/run.sh --database-on-its-own-core            # PostgreSQL on CPU 0, all else on the rest
 #
-# Arguments go to plan-regen-bench (`.build-static/release/plan-regen-bench --help`).
+# Arguments go to plan-regen-bench (`.build-static/release/plan-regen-bench --help`), except
+# --database-on-its-own-core: PostgreSQL pinned to CPU 0 and the benchmark (the job, the
+# floor's clients, the delay proxy) to the other CPUs, as if the database had a host of its
+# own; the job then counts only its CPUs for its default --workers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+own_core=false
+bench_args=()
+for argument in "$@"; do
+    if [[ "$argument" == --database-on-its-own-core ]]; then own_core=true; else bench_args+=("$argument"); fi
+done
+cpus=$(nproc --all)
+if $own_core && (( cpus < 2 )); then
+    echo "--database-on-its-own-core needs at least 2 CPUs; this machine has $cpus" >&2
+    exit 2
+fi
 
 deploy/install-deps.sh
 # GNU time measures the job's peak memory.
@@ -43,12 +58,18 @@ eval "$(deploy/pg-cluster.sh start "$cluster_dir")"
 # peer. (The throwaway cluster also runs with fsync off: see deploy/pg-cluster.sh.)
 psql -X -q -c "ALTER SYSTEM SET shared_buffers = '2GB'" -c "ALTER SYSTEM SET max_wal_size = '16GB'" \
      -c "ALTER SYSTEM SET checkpoint_timeout = '30min'" -c "ALTER SYSTEM SET maintenance_work_mem = '512MB'"
+# With --database-on-its-own-core the server restarts on CPU 0; its processes inherit that.
+server_cpus=(); bench_cpus=()
+if $own_core; then
+    server_cpus=(taskset --cpu-list 0)
+    bench_cpus=(taskset --cpu-list "1-$((cpus - 1))")
+fi
 if [[ $EUID -eq 0 ]]; then
-    runuser -u postgres -- "$(pg_config --bindir)/pg_ctl" -D "$cluster_dir/data" -w -s restart -l "$cluster_dir/server.log"
+    runuser -u postgres -- "${server_cpus[@]}" "$(pg_config --bindir)/pg_ctl" -D "$cluster_dir/data" -w -s restart -l "$cluster_dir/server.log"
 else
-    "$(pg_config --bindir)/pg_ctl" -D "$cluster_dir/data" -w -s restart -l "$cluster_dir/server.log"
+    "${server_cpus[@]}" "$(pg_config --bindir)/pg_ctl" -D "$cluster_dir/data" -w -s restart -l "$cluster_dir/server.log"
 fi
 
 mkdir -p "$scratch"
 [[ $EUID -eq 0 ]] && chown postgres "$scratch"
-"$bin/plan-regen-bench" --scratch "$scratch" "$@"
+"${bench_cpus[@]}" "$bin/plan-regen-bench" --scratch "$scratch" "${bench_args[@]}"

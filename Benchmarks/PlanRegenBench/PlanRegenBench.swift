@@ -92,7 +92,8 @@ struct PlanRegenBench: ParsableCommand {
         var report = Report()
         report.note("plan-regen-bench, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
                     + "\(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB, "
-                    + (try serverVersion()) + "; plan-regen's default --workers here: \(WorkerThreads.defaultCount)")
+                    + (try serverVersion()) + "; plan-regen's default --workers here: \(WorkerThreads.defaultCount)"
+                    + (try cpuPlacement()))
         for size in sizes {
             try measureJob(users: size, job: job, zones: zones, report: &report)
         }
@@ -309,6 +310,24 @@ struct PlanRegenBench: ParsableCommand {
 
     private func median(_ runs: [ChildRun]) -> ChildRun {
         runs.sorted { $0.wallSeconds < $1.wallSeconds }[runs.count / 2]
+    }
+
+    /// Where the benchmark (and so the job, the floor's clients and the proxy) and the
+    /// database server may run, when `run.sh --database-on-its-own-core` pinned them
+    /// apart; empty when both may use every CPU.
+    private func cpuPlacement() throws -> String {
+        let server = try PostgresConnection.connectFromEnvironment()
+        let ours = allowedCPUs(of: "self"), theirs = allowedCPUs(of: String(server.backendPID))
+        guard let ours, let theirs, ours != theirs else { return "" }
+        return "; the benchmark, the job, the floor's clients and the proxy on CPUs \(ours), PostgreSQL on CPUs \(theirs)"
+    }
+
+    /// `Cpus_allowed_list` of process `pid` ("self" for this one), as the kernel writes it.
+    private func allowedCPUs(of pid: String) -> String? {
+        let prefix = "Cpus_allowed_list:"
+        return (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix(prefix) }
+            .map { $0.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces) }
     }
 
     private func serverVersion() throws -> String {
