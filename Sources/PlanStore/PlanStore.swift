@@ -107,12 +107,21 @@ public final class PlanStore {
             self.idleInTransaction = idleInTransaction
         }
 
-        /// What every transaction of the store sets: the timeouts, and UTC with ISO dates,
-        /// which the store's SQL reads and writes (whatever the server's or role's defaults).
+        /// What every transaction of the store sets: the timeouts, UTC with ISO dates,
+        /// which the store's SQL reads and writes (whatever the server's or role's
+        /// defaults), and no JIT compilation.
+        ///
+        /// JIT off: PostgreSQL compiles a query whose estimated cost passes
+        /// `jit_above_cost` (100,000 by default), and a batch's read of users with a plan
+        /// passes it once `plan_history` has a few dozen monthly partitions (the current
+        /// plan's lookup is planned against each; 35 partitions: estimated 595,000). The
+        /// compilation then took about 1 s for a read that runs in 15 ms, every batch.
+        /// No statement of the job runs long enough to win it back.
         var transactionSettings: TransactionSettings {
             var settings = TransactionSettings()
             settings.set("TimeZone", "UTC")
             settings.set("DateStyle", "ISO, YMD")
+            settings.set("jit", "off")
             settings.set("statement_timeout", statement)
             settings.set("lock_timeout", lock)
             settings.set("idle_in_transaction_session_timeout", idleInTransaction)
