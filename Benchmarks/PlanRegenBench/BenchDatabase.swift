@@ -62,6 +62,56 @@ struct BenchDatabase {
         try settle()
     }
 
+    /// Gives `plan_history` the `months` monthly partitions before its first one, as a
+    /// database in service has them, each with the latest plans of users 1…`usersPerMonth`
+    /// dated in the middle of that month; then analyzes it. The job plans its current-plan
+    /// lookup against every partition (README, "Claims, poolers, standbys and failover":
+    /// with 35 of them PostgreSQL JIT-compiled every batch's read).
+    func addOlderHistory(months: Int, usersPerMonth: Int) throws {
+        // Both numbers are this program's, never input: a DO block takes no parameters.
+        try connection.executeScript(
+            """
+            DO $$
+            DECLARE
+                first date := (SELECT date_trunc('month', min(plan_date))::date FROM plan_history);
+                month date;
+            BEGIN
+                FOR i IN 1..\(months) LOOP
+                    month := (first - make_interval(months => i))::date;
+                    EXECUTE format('CREATE TABLE %I PARTITION OF plan_history FOR VALUES FROM (%L) TO (%L)',
+                                   'plan_history_' || to_char(month, 'YYYY_MM'), month, (month + interval '1 month')::date);
+                    INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
+                                              previous, diff, rules_version)
+                    SELECT DISTINCT ON (user_id) user_id, month + 14, 0, generated_at, run_id, reasons, snapshot,
+                           previous, diff, rules_version
+                    FROM plan_history WHERE plan_date >= first AND user_id <= \(usersPerMonth)
+                    ORDER BY user_id, plan_date DESC, seq DESC;
+                END LOOP;
+            END $$;
+            """, purpose: "adding \(months) older months of history")
+        try settle()
+    }
+
+    /// Drops the partitions `addOlderHistory` made: those before the month of the oldest
+    /// `plan_state` plan, whose rows no state points at.
+    func dropOlderHistory() throws {
+        try connection.executeScript(
+            """
+            DO $$
+            DECLARE partition text;
+            BEGIN
+                FOR partition IN
+                    SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+                    WHERE i.inhparent = 'plan_history'::regclass
+                      AND c.relname < 'plan_history_' || (SELECT to_char(min(plan_date), 'YYYY_MM') FROM plan_state)
+                LOOP
+                    EXECUTE format('DROP TABLE %I', partition);
+                END LOOP;
+            END $$;
+            """, purpose: "dropping the older months of history")
+        try settle()
+    }
+
     /// The app changes the weight of every 33rd user (≈3%) during the day before `night`:
     /// at instants spread over the 23 hours from 24 h to 1 h before it, as users do (and
     /// as the runs every 15 minutes see them). The look-back after a run's watermark then

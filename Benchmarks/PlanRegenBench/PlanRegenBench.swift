@@ -69,6 +69,10 @@ struct PlanRegenBench: ParsableCommand {
     /// The first run's instant; later runs are days after it.
     static let t0 = Instant(rfc3339: "2026-11-22T12:00:00Z")!
 
+    /// Months of `plan_history` before the first run's, for the rules change on a database
+    /// in service: with the first run's own, three years.
+    static let olderHistoryMonths = 34
+
     func run() throws {
         if let plotFrom {
             guard let plot else { throw ValidationError("--plot-from needs --plot FILE") }
@@ -213,6 +217,18 @@ struct PlanRegenBench: ParsableCommand {
             }
             report.add(Report.Row(scenario: "rules-change run (everyone due)", users: users, config: defaults,
                                   runs: rulesRuns, floor: rulesFloor.floor(streams: workers)))
+
+            // The same on a database in service: `plan_history` with a partition per month
+            // for three years (34 older months, each with 2% of the users' plans). Once;
+            // the older months go again before the runs below.
+            try database.addOlderHistory(months: Self.olderHistoryMonths, usersPerMonth: max(1, users / 50))
+            day += 1
+            try database.pretendOlderRulesVersion()
+            log("\(users) users: rules-change run, \(Self.olderHistoryMonths + 1) months of history, no flags")
+            let deep = logged(try job.run([runArgs(Self.t0.adding(seconds: day * 86_400))]))
+            report.add(Report.Row(scenario: "rules-change run, \(Self.olderHistoryMonths + 1) monthly partitions of history",
+                                  users: users, config: defaults, runs: deep, floor: nil))
+            try database.dropOlderHistory()
         }
 
         // (b) A typical night: 3% changed their weight the day before.
