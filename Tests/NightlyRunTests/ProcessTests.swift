@@ -3,6 +3,7 @@ import Foundation
 import PlanRules
 import PlanStore
 import Testing
+import TestSupport
 
 /// `plan-regen run` as a real process: exit codes, stdout carrying only notification
 /// JSON lines, logs on stderr, and two processes started at the same moment.
@@ -38,16 +39,10 @@ import Testing
     @Test func aProcessPinnedToOneCPUDefaultsToTwoWorkers() throws {
         let taskset = URL(fileURLWithPath: "/usr/bin/taskset")
         try #require(FileManager.default.isExecutableFile(atPath: taskset.path), "taskset (util-linux) is missing")
-        let process = Process()
-        process.executableURL = taskset
-        process.arguments = ["--cpu-list", "0", try PlanRegenProcess.binary().path, "run", "--help"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let help = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(help.contains("from 2 to 8 (here 2)"), "\(help)")
+        let help = try runCapturingStandardOutput(
+            taskset, ["--cpu-list", "0", try PlanRegenProcess.binary().path, "run", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("from 2 to 8 (here 2)"), "\(help.stdout)")
     }
 
     /// The other users are done first; then the unknown id is reported and the exit

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// `deploy/test-report.sh`, which gives deploy/test.sh its closing summary line and CI its
 /// list of compiler warnings, read from logs shaped like swift 6.3's own output.
@@ -111,16 +112,10 @@ import Testing
         return try withTemporaryDirectory { folder in
             let logPath = folder + "/swift.log"
             try log.write(toFile: logPath, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [script] + arguments.map { $0 == "LOG" ? logPath : $0 }
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            return text
+            let run = try runCapturingStandardOutput(URL(fileURLWithPath: "/bin/bash"),
+                                                     [script] + arguments.map { $0 == "LOG" ? logPath : $0 })
+            #expect(run.status == 0)
+            return run.stdout
         }
     }
 }

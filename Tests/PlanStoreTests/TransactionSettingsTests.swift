@@ -8,7 +8,7 @@ import Testing
 @Suite struct TransactionSettingsTests {
     /// No JIT compilation: with a few dozen monthly partitions of `plan_history` a batch's
     /// read of users with a plan is estimated above `jit_above_cost`, and compiling it took
-    /// about 1 s for a read of 15 ms. Here a tiny query is made to qualify for JIT
+    /// about 0.9 s for a read of 16 ms. Here a tiny query is made to qualify for JIT
     /// (`jit_above_cost = 0`): a plain connection compiles it, the store's does not.
     @Test func theStoresTransactionsRunInUTCWithISODatesAndWithoutJIT() throws {
         try TestDatabase.withFresh { database in
@@ -21,8 +21,8 @@ import Testing
                 SELECT set_config('jit_above_cost', '0', true), set_config('jit_inline_above_cost', '-1', true),
                        set_config('jit_optimize_above_cost', '-1', true)
                 """
-            try plain.executeScript("ALTER DATABASE \(database.name) SET TimeZone = 'Pacific/Chatham'",
-                                    purpose: "test: an unusual time zone as the database's default")
+            try plain.execute("ALTER DATABASE \(identifier: database.name) SET TimeZone = 'Pacific/Chatham'",
+                              purpose: "test: an unusual time zone as the database's default")
 
             let controlPlan = try plain.withTransaction { connection in
                 try connection.execute(qualifying, purpose: "test: making the query qualify for JIT")
