@@ -51,14 +51,7 @@ struct BenchDatabase {
     /// Makes every plan look as if an older rules version wrote it: the next scheduled
     /// run regenerates every user with reason rules_changed and a filled `previous`.
     func pretendOlderRulesVersion() throws {
-        try connection.executeScript(
-            """
-            UPDATE plan_history h SET rules_version = '2025.0',
-                   snapshot = jsonb_set(snapshot, '{rules_version}', '"2025.0"')
-            FROM plan_state s
-            WHERE h.user_id = s.user_id AND h.plan_date = s.plan_date AND h.seq = s.history_rows_on_plan_date - 1;
-            UPDATE plan_state SET rules_version = '2025.0';
-            """, purpose: "pretending an older rules version")
+        try DemoUsers.makeCurrentPlansLookOlder(in: connection)
         try settle()
     }
 

@@ -333,17 +333,10 @@ struct PlanRegenBench: ParsableCommand {
     /// apart; empty when both may use every CPU.
     private func cpuPlacement() throws -> String {
         let server = try PostgresConnection.connectFromEnvironment()
-        let ours = allowedCPUs(of: "self"), theirs = allowedCPUs(of: String(server.backendPID))
+        let ours = WorkerThreads.allowedCPUList(ofProcess: "self")
+        let theirs = WorkerThreads.allowedCPUList(ofProcess: String(server.backendPID))
         guard let ours, let theirs, ours != theirs else { return "" }
         return "; the benchmark, the job, the floor's clients and the proxy on CPUs \(ours), PostgreSQL on CPUs \(theirs)"
-    }
-
-    /// `Cpus_allowed_list` of process `pid` ("self" for this one), as the kernel writes it.
-    private func allowedCPUs(of pid: String) -> String? {
-        let prefix = "Cpus_allowed_list:"
-        return (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?
-            .split(separator: "\n").first { $0.hasPrefix(prefix) }
-            .map { $0.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces) }
     }
 
     private func serverVersion() throws -> String {

@@ -36,10 +36,16 @@ public enum WorkerThreads {
 
     /// How many CPUs this process's affinity mask allows; nil when it cannot be read.
     static func affinityCPUCount() -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        allowedCPUList(ofProcess: "self").flatMap(cpuCount(fromList:))
+    }
+
+    /// The CPUs process `pid` ("self": this one) may run on, as the kernel lists them in
+    /// `/proc/<pid>/status` ("0-1", "0,2-5"); nil when it cannot be read.
+    public static func allowedCPUList(ofProcess pid: String) -> String? {
         let prefix = "Cpus_allowed_list:"
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
-        return cpuCount(fromList: String(line.dropFirst(prefix.count)))
+        return (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix(prefix) }
+            .map { $0.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces) }
     }
 
     /// The CPUs of a kernel CPU list ("0-3,8,10-11" → 7); nil when it is not one.

@@ -1,9 +1,9 @@
+import DemoData
 import Foundation
 @testable import NightlyRun
 import PlanStore
 import PlanRules
 import Testing
-import TestSupport
 
 /// `--workers N` (issue 5): batches processed at once on N connections write exactly what
 /// one worker writes, and each notification is emitted once.
@@ -53,7 +53,7 @@ import TestSupport
                 // Day 14: the lose_weight users switch phase; day 15: everyone under new rules.
                 try driver.run(at: t0, batchSize: batchSize)
                 try driver.run(at: t0.adding(seconds: 14 * 86_400), batchSize: batchSize)
-                try driver.connection.makeCurrentPlansLookOlder()
+                try DemoUsers.makeCurrentPlansLookOlder(in: driver.connection)
                 let rulesChange = try driver.run(at: t0.adding(seconds: 15 * 86_400), batchSize: batchSize)
                 #expect(rulesChange.counts.due > 200)
                 let rows = try driver.connection.query(

@@ -1,7 +1,7 @@
+import DemoData
 import Foundation
 import PlanRules
 import Testing
-import TestSupport
 
 /// deploy/Dockerfile, replayed without a container engine by deploy/check-dockerfile.sh:
 /// its build stage's COPY lines make a clean directory where its `swift build` runs (a
@@ -69,7 +69,7 @@ import TestSupport
                         #expect(result.status == 0, "\(binary?.path ?? "the tested build"): \(result)")
                     }
                     try run(asOf: "2026-03-01T12:00:00Z")
-                    try db.owner().makeCurrentPlansLookOlder()
+                    try DemoUsers.makeCurrentPlansLookOlder(in: db.owner())
                     try run(asOf: "2026-03-02T12:00:00Z")
                     let tables = PlanTables(connection: try db.owner())
                     // Workers append whole batches in the order they finish: compare the lines as a set.

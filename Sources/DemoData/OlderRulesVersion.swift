@@ -1,17 +1,18 @@
 import Postgres
 
-extension PostgresConnection {
+extension DemoUsers {
     /// Makes every user's current plan (the history row `plan_state` points at) and state
     /// look as if rules version 2025.0, an older release, wrote them: the next scheduled
-    /// run regenerates every user, with reason rules_changed and `previous` filled.
-    public func makeCurrentPlansLookOlder() throws {
-        try executeScript(
+    /// run regenerates every user, with reason rules_changed and `previous` filled. For the
+    /// tests and the benchmark's rules-change runs.
+    public static func makeCurrentPlansLookOlder(in connection: PostgresConnection) throws {
+        try connection.executeScript(
             """
             UPDATE plan_history h SET rules_version = '2025.0',
                    snapshot = jsonb_set(snapshot, '{rules_version}', '"2025.0"')
             FROM plan_state s
             WHERE h.user_id = s.user_id AND h.plan_date = s.plan_date AND h.seq = s.history_rows_on_plan_date - 1;
             UPDATE plan_state SET rules_version = '2025.0';
-            """, purpose: "test: current plans of an older rules version")
+            """, purpose: "making the current plans look as if an older rules version wrote them")
     }
 }
