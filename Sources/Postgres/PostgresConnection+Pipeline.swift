@@ -57,9 +57,10 @@ extension PostgresConnection {
         reader.statementPurposes = queries.map(\.purpose)
         var sendError: PostgresError?
         var sent = 0
-        for statement in statements where sendError == nil {
+        for (statement, query) in zip(statements, queries) where sendError == nil {
             let accepted = withCStringArray(statement.values) { pointers in
-                PQsendQueryParams(handle, statement.sql, Int32(pointers.count), nil, pointers, nil, nil, 0)
+                PQsendQueryParams(handle, statement.sql, Int32(pointers.count), nil, pointers, nil, nil,
+                                  query.query.resultFormat)
             }
             if accepted == 1 { sent += 1 } else { sendError = failure(nil, code: .queryFailed, purpose: purpose) }
         }

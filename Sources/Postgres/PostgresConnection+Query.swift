@@ -2,7 +2,8 @@ import CLibPQ
 
 extension PostgresConnection {
     /// Runs one statement (its values as parameters, in text format through
-    /// `PQexecParams`) and returns all its rows in memory. For results too large for
+    /// `PQexecParams`; its rows in text format unless `SQLQuery.binaryResults()`) and
+    /// returns all its rows in memory. For results too large for
     /// memory use `forEachRow`.
     ///
     /// - Parameters:
@@ -19,7 +20,7 @@ extension PostgresConnection {
         let (sql, texts) = try statement.prepared(purpose: purpose)
         roundTrips += 1
         let result = withCStringArray(texts) { values in
-            PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+            PQexecParams(handle, sql, Int32(values.count), nil, values, nil, nil, statement.resultFormat)
         }
         return try checked(result, purpose: purpose)
     }

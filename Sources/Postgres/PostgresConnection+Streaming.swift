@@ -35,7 +35,7 @@ extension PostgresConnection {
         }
         roundTrips += 1
         let sent = withCStringArray(texts) { values in
-            PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, 0)
+            PQsendQueryParams(handle, sql, Int32(values.count), nil, values, nil, nil, statement.resultFormat)
         }
         guard sent == 1 else { throw failure(nil, code: .queryFailed, purpose: purpose) }
         guard PQsetSingleRowMode(handle) == 1 else {

@@ -9,6 +9,10 @@ public final class PostgresResult: RandomAccessCollection {
     /// The caller's purpose, repeated in decoding errors.
     let purpose: String
     public let columns: PostgresColumns
+    /// For rows in binary format (`SQLQuery.binaryResults()`), each column's type OID,
+    /// which `PostgresRow` decodes by; 0 for a text-like column, whose binary form is its
+    /// text. Empty for rows in text format.
+    let binaryTypes: [UInt32]
 
     /// Takes ownership of `handle`. `columns` lets a stream of one-row results share
     /// one name lookup table instead of rebuilding it per row.
@@ -16,6 +20,8 @@ public final class PostgresResult: RandomAccessCollection {
         self.handle = handle
         self.purpose = purpose
         self.columns = columns ?? PostgresColumns(result: handle)
+        binaryTypes = PQbinaryTuples(handle) == 1
+            ? (0..<PQnfields(handle)).map { PostgresRow.isTextLike(PQftype(handle, $0)) ? 0 : PQftype(handle, $0) } : []
     }
 
     deinit {

@@ -1,10 +1,12 @@
 import CLibPQ
 
 /// One row of a `PostgresResult`, with typed accessors that read PostgreSQL's text
-/// format. Each accessor comes in two forms: `int64(_:)` throws when the value is NULL,
-/// `optionalInt64(_:)` returns nil for NULL. Both throw `PostgresError` with code
-/// `.decodingFailed` naming the column when the text does not parse, and when the
-/// column does not exist.
+/// format, and its binary format for the types they name (`SQLQuery.binaryResults()`:
+/// text-like columns, `int2`/`int4`/`int8`, `boolean`, timestamps). Each accessor comes
+/// in two forms: `int64(_:)` throws when the value is NULL, `optionalInt64(_:)` returns
+/// nil for NULL. Both throw `PostgresError` with code `.decodingFailed` naming the column
+/// when the value does not parse, when a binary column's type is not the accessor's, and
+/// when the column does not exist.
 public struct PostgresRow {
     /// Keeps the `PGresult` alive as long as the row is.
     let result: PostgresResult
@@ -22,13 +24,13 @@ public struct PostgresRow {
     }
 
     public func optionalString(_ column: some PostgresColumnReference) throws -> String? {
-        try text(column).map { String(decoding: $0, as: UTF8.self) }
+        try textual(column).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The value's text as bytes, unvalidated (nil for NULL): for text passed on as it came,
     /// such as JSON written back unchanged.
     public func optionalBytes(_ column: some PostgresColumnReference) throws -> [UInt8]? {
-        try text(column).map { Array($0) }
+        try textual(column).map { Array($0) }
     }
 
     public func int64(_ column: some PostgresColumnReference) throws -> Int64 {
@@ -37,8 +39,24 @@ public struct PostgresRow {
     }
 
     public func optionalInt64(_ column: some PostgresColumnReference) throws -> Int64? {
-        guard let text = try text(column) else { return nil }
+        guard let (text, type) = try value(column) else { return nil }
+        if type != 0 { return try binaryInteger(text, type, column) }
         guard let value = Self.parseInteger(text) else { throw invalid(text, column, "Int64") }
+        return value
+    }
+
+    /// Microseconds since 1970-01-01 UTC: of a `timestamptz` or `timestamp` column read
+    /// in binary format (exact, with `infinity` / `-infinity` as `Int64.max` / `.min`), or
+    /// of an integer column holding them. PostgreSQL's binary timestamps count from
+    /// 2000-01-01, its infinities are the `int8` extremes.
+    public func optionalMicrosecondsSinceEpoch(_ column: some PostgresColumnReference) throws -> Int64? {
+        guard let (text, type) = try value(column) else { return nil }
+        guard type == Self.timestamptzOID || type == Self.timestampOID else { return try optionalInt64(column) }
+        guard text.count == 8 else { throw decodingError(column, "a binary timestamp of \(text.count) bytes") }
+        let sinceY2K = Int64(bitPattern: Self.bigEndian(text))
+        if sinceY2K == .max || sinceY2K == .min { return sinceY2K }
+        let (value, overflow) = sinceY2K.addingReportingOverflow(Self.microsecondsFrom1970To2000)
+        guard !overflow else { throw decodingError(column, "a timestamp out of range") }
         return value
     }
 
@@ -48,7 +66,8 @@ public struct PostgresRow {
     }
 
     public func optionalInt(_ column: some PostgresColumnReference) throws -> Int? {
-        guard let text = try text(column) else { return nil }
+        guard let (text, type) = try value(column) else { return nil }
+        if type != 0 { return Int(try binaryInteger(text, type, column)) }
         guard let value = Self.parseInteger(text).flatMap({ Int(exactly: $0) }) else {
             throw invalid(text, column, "Int")
         }
@@ -61,7 +80,13 @@ public struct PostgresRow {
     }
 
     public func optionalInt32(_ column: some PostgresColumnReference) throws -> Int32? {
-        guard let text = try text(column) else { return nil }
+        guard let (text, type) = try value(column) else { return nil }
+        if type != 0 {
+            guard let value = Int32(exactly: try binaryInteger(text, type, column)) else {
+                throw decodingError(column, "a value out of Int32's range")
+            }
+            return value
+        }
         guard let value = Self.parseInteger(text).flatMap({ Int32(exactly: $0) }) else {
             throw invalid(text, column, "Int32")
         }
@@ -75,7 +100,11 @@ public struct PostgresRow {
     }
 
     public func optionalBool(_ column: some PostgresColumnReference) throws -> Bool? {
-        guard let text = try text(column) else { return nil }
+        guard let (text, type) = try value(column) else { return nil }
+        if type != 0 {
+            guard type == Self.boolOID, text.count == 1 else { throw notBinary(type, column, "Bool") }
+            return text[0] != 0
+        }
         // PostgreSQL's own output, `t` or `f`, tested byte by byte: comparing with a
         // string's UTF-8 view was a generic call of some 200 instructions, for every
         // boolean of every row.
@@ -94,7 +123,7 @@ public struct PostgresRow {
     }
 
     public func optionalStringArray(_ column: some PostgresColumnReference) throws -> [String?]? {
-        guard let literal = try text(column) else { return nil }
+        guard let literal = try textual(column) else { return nil }
         do {
             return try PostgresTextArray.decode(utf8: literal)
         } catch {
@@ -112,17 +141,65 @@ public struct PostgresRow {
         return position
     }
 
-    /// The raw text of the value (valid while the row is), nil for SQL NULL. Accessors
-    /// parse it without a generic result type: a generic `Value?` here cost every read a
-    /// runtime metadata lookup, measurable when a run reads millions of fields.
-    private func text(_ column: some PostgresColumnReference) throws -> UnsafeBufferPointer<UInt8>? {
-        let field = Int32(try position(of: column))
-        let row = Int32(index)
+    /// The value's bytes (valid while the row is), nil for SQL NULL, with the column's
+    /// type OID when they are in binary form, 0 when they are text (a text result, or a
+    /// text-like column of a binary one). Accessors parse them without a generic result
+    /// type: a generic `Value?` here cost every read a runtime metadata lookup, measurable
+    /// when a run reads millions of fields.
+    private func value(_ column: some PostgresColumnReference) throws
+        -> (bytes: UnsafeBufferPointer<UInt8>, binaryType: UInt32)? {
+        let position = try position(of: column)
+        let (field, row) = (Int32(position), Int32(index))
         if PQgetisnull(result.handle, row, field) == 1 { return nil }
-        return UnsafeBufferPointer(
+        let bytes = UnsafeBufferPointer(
             start: UnsafeRawPointer(PQgetvalue(result.handle, row, field))?.assumingMemoryBound(to: UInt8.self),
             count: Int(PQgetlength(result.handle, row, field)))
+        return (bytes, result.binaryTypes.isEmpty ? 0 : result.binaryTypes[position])
     }
+
+    /// The bytes of a column whose bytes are its text (nil for NULL): any column of a
+    /// text result, and the text-like columns of a binary one (`jsonb`'s binary form, for
+    /// one, starts with a version byte).
+    private func textual(_ column: some PostgresColumnReference) throws -> UnsafeBufferPointer<UInt8>? {
+        guard let (bytes, type) = try value(column) else { return nil }
+        if type != 0 { throw notBinary(type, column, "text") }
+        return bytes
+    }
+
+    /// A binary `int2`, `int4` or `int8`.
+    private func binaryInteger(_ bytes: UnsafeBufferPointer<UInt8>, _ type: UInt32,
+                               _ column: some PostgresColumnReference) throws -> Int64 {
+        switch (type, bytes.count) {
+        case (Self.int8OID, 8): return Int64(bitPattern: Self.bigEndian(bytes))
+        case (Self.int4OID, 4): return Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: Self.bigEndian(bytes))))
+        case (Self.int2OID, 2): return Int64(Int16(bitPattern: UInt16(truncatingIfNeeded: Self.bigEndian(bytes))))
+        default: throw notBinary(type, column, "integer")
+        }
+    }
+
+    /// The unsigned big-endian integer of up to 8 bytes (network order, as the binary
+    /// format sends numbers).
+    private static func bigEndian(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        bytes.reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    private func notBinary(_ type: UInt32, _ column: some PostgresColumnReference, _ typeName: String)
+        -> PostgresError {
+        decodingError(column, "a binary column of type OID \(type) cannot be read as \(typeName); cast it in the SQL")
+    }
+
+    // Type OIDs of pg_type, fixed since PostgreSQL 7.
+    static let boolOID: UInt32 = 16, int8OID: UInt32 = 20, int2OID: UInt32 = 21, int4OID: UInt32 = 23
+    static let timestampOID: UInt32 = 1114, timestamptzOID: UInt32 = 1184
+    /// text, varchar, bpchar, name, unknown, json: their binary form is their text.
+    static func isTextLike(_ type: UInt32) -> Bool {
+        switch type {
+        case 25, 1043, 1042, 19, 705, 114: true
+        default: false
+        }
+    }
+    /// 2000-01-01 (PostgreSQL's epoch for binary timestamps) in microseconds since 1970.
+    static let microsecondsFrom1970To2000: Int64 = 946_684_800_000_000
 
     private func invalid(_ text: UnsafeBufferPointer<UInt8>, _ column: some PostgresColumnReference,
                          _ typeName: String) -> PostgresError {

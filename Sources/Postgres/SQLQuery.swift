@@ -30,7 +30,23 @@ public struct SQLQuery: ExpressibleByStringInterpolation {
 
     fileprivate var pieces: [Piece]
 
+    /// Whether the rows come in PostgreSQL's binary format (`binaryResults()`).
+    public private(set) var wantsBinaryResults = false
+
     public init(stringLiteral sql: String) { pieces = [.sql(sql)] }
+
+    /// The same statement, its rows asked for in PostgreSQL's binary format: integers,
+    /// booleans and timestamps then come as fixed-width values instead of text the
+    /// server formats and the client parses (`PostgresRow` reads both; text columns are
+    /// the same bytes either way). For large reads of columns whose types the SQL fixes.
+    public func binaryResults() -> SQLQuery {
+        var query = self
+        query.wantsBinaryResults = true
+        return query
+    }
+
+    /// libpq's `resultFormat`: 1 for binary, 0 for text.
+    var resultFormat: Int32 { wantsBinaryResults ? 1 : 0 }
 
     public init(stringInterpolation: StringInterpolation) { pieces = stringInterpolation.pieces }
 
