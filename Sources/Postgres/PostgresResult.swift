@@ -21,7 +21,10 @@ public final class PostgresResult: RandomAccessCollection {
         self.purpose = purpose
         self.columns = columns ?? PostgresColumns(result: handle)
         binaryTypes = PQbinaryTuples(handle) == 1
-            ? (0..<PQnfields(handle)).map { PostgresRow.isTextLike(PQftype(handle, $0)) ? 0 : PQftype(handle, $0) } : []
+            ? (0..<PQnfields(handle)).map { column in
+                let type = PQftype(handle, column)
+                return PostgresRow.isTextLike(type) ? 0 : type
+            } : []
     }
 
     deinit {

@@ -39,10 +39,8 @@ public struct PostgresRow {
     }
 
     public func optionalInt64(_ column: some PostgresColumnReference) throws -> Int64? {
-        guard let (text, type) = try value(column) else { return nil }
-        if type != 0 { return try binaryInteger(text, type, column) }
-        guard let value = Self.parseInteger(text) else { throw invalid(text, column, "Int64") }
-        return value
+        guard let (bytes, type) = try value(column) else { return nil }
+        return try integer(bytes, type, column)
     }
 
     /// Microseconds since 1970-01-01 UTC: of a `timestamptz` or `timestamp` column read
@@ -51,7 +49,7 @@ public struct PostgresRow {
     /// 2000-01-01, its infinities are the `int8` extremes.
     public func optionalMicrosecondsSinceEpoch(_ column: some PostgresColumnReference) throws -> Int64? {
         guard let (text, type) = try value(column) else { return nil }
-        guard type == Self.timestamptzOID || type == Self.timestampOID else { return try optionalInt64(column) }
+        guard type == Self.timestamptzOID || type == Self.timestampOID else { return try integer(text, type, column) }
         guard text.count == 8 else { throw decodingError(column, "a binary timestamp of \(text.count) bytes") }
         let sinceY2K = Int64(bitPattern: Self.bigEndian(text))
         if sinceY2K == .max || sinceY2K == .min { return sinceY2K }
@@ -164,6 +162,14 @@ public struct PostgresRow {
         guard let (bytes, type) = try value(column) else { return nil }
         if type != 0 { throw notBinary(type, column, "text") }
         return bytes
+    }
+
+    /// An integer value: binary (`type` ≠ 0) or text.
+    private func integer(_ bytes: UnsafeBufferPointer<UInt8>, _ type: UInt32,
+                         _ column: some PostgresColumnReference) throws -> Int64 {
+        if type != 0 { return try binaryInteger(bytes, type, column) }
+        guard let value = Self.parseInteger(bytes) else { throw invalid(bytes, column, "Int64") }
+        return value
     }
 
     /// A binary `int2`, `int4` or `int8`.
