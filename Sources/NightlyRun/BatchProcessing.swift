@@ -29,6 +29,10 @@ extension NightlyRunner {
         var users = try store.loadUsers(userIDs, after: partitionGuard)
         users.reverse()
         while let user = users.popLast() {
+            // Neither a settings row nor a state: nothing to evaluate or remember (an id of
+            // a first run's range that no user has, a user deleted since the selection).
+            // Writing its state would leave a row for nobody; a manual rerun reports it.
+            if !manual, user.row == nil, user.state == nil { continue }
             let evaluation = evaluate(row: user.row, state: user.state, at: options.asOf, manualRerun: manual,
                                       zones: zones)
             record(evaluation, of: user, into: &outcome, options: options, manual: manual, logger: logger)

@@ -199,14 +199,20 @@ extension NightlyRunner {
     /// connection per share doubled the time of a run with nothing due (0.14 s instead of
     /// 0.07 s at a million users).
     func selectDueUsers(of held: [Int], changedSince: Instant?, start: SelectionStart, store: any RunStore,
-                        options: RunOptions) throws
-        -> (candidates: UserIDSet, watermarks: [(partitions: [Int], newest: Instant)], roundTrips: Int, connections: Int) {
+                        options: RunOptions) throws -> DueUsersSelected {
+        if start.everyoneIsDue,
+           let everyone = try store.everyUserByIDRange(asOf: options.asOf, partitions: held) {
+            return DueUsersSelected(candidates: everyone.userIDs,
+                                    watermarks: everyone.newestUpdatedAt.map { [(held, $0)] } ?? [],
+                                    idsPerUser: everyone.idsPerUser)
+        }
         let shareCount = start.everyoneMayBeDue
             ? min(options.workers, held.count, options.selectionShares ?? WorkerThreads.usableCores()) : 1
         guard shareCount > 1 else {
             let selection = try store.dueUsers(asOf: options.asOf, partitions: held, changedSince: changedSince,
                                                everyoneIsDue: start.everyoneIsDue)
-            return (selection.userIDs, selection.newestUpdatedAt.map { [(held, $0)] } ?? [], 0, 0)
+            return DueUsersSelected(candidates: selection.userIDs,
+                                    watermarks: selection.newestUpdatedAt.map { [(held, $0)] } ?? [])
         }
         let shares = (0..<shareCount).map { share in
             held.indices.filter { $0 % shareCount == share }.map { held[$0] }
@@ -230,6 +236,19 @@ extension NightlyRunner {
             candidates.insert(contentsOf: selection.userIDs)
             if let newest = selection.newestUpdatedAt { watermarks.append((shares[share], newest)) }
         }
-        return (candidates.build(), watermarks, selectionRoundTrips.load(ordering: .relaxed), shareCount)
+        return DueUsersSelected(candidates: candidates.build(), watermarks: watermarks,
+                                roundTrips: selectionRoundTrips.load(ordering: .relaxed), connections: shareCount)
     }
+}
+
+/// A run's candidates (`selectDueUsers`).
+struct DueUsersSelected {
+    var candidates: UserIDSet
+    /// The watermark each group of partitions may advance to once the run completes.
+    var watermarks: [(partitions: [Int], newest: Instant)]
+    /// `DueUserSelection.idsPerUser`: how many more ids than `--batch-size` a batch takes.
+    var idsPerUser: Double = 1
+    /// Made on connections opened for the selection (the main connection counts its own).
+    var roundTrips = 0
+    var connections = 0
 }

@@ -112,22 +112,27 @@ public struct NightlyRunner: Sendable {
                 try claims.renew(using: store)
             }
 
-            var candidates = UserIDSet([])
-            var newWatermarks: [(partitions: [Int], newest: Instant)] = []
+            var selected = DueUsersSelected(candidates: UserIDSet([]), watermarks: [])
             if manual {
-                candidates = UserIDSet(inGivenOrder: options.manualUsers)
+                selected.candidates = UserIDSet(inGivenOrder: options.manualUsers)
             } else if !held.isEmpty {
                 let start = try store.selectionStart(of: held)
                 let since = start.oldestWatermark.map { $0.adding(seconds: -options.changeLookbackSeconds) }
-                let selection = try selectDueUsers(of: held, changedSince: since, start: start, store: store,
-                                                   options: options)
-                (candidates, newWatermarks) = (selection.candidates, selection.watermarks)
-                summary.roundTrips += selection.roundTrips
-                summary.connections += selection.connections
+                selected = try selectDueUsers(of: held, changedSince: since, start: start, store: store,
+                                              options: options)
+                summary.roundTrips += selected.roundTrips
+                summary.connections += selected.connections
                 try claims?.renew(using: store)
             }
-            let batches = BatchQueue(candidates: candidates, batchSize: options.batchSize)
-            runLogger.info("candidates selected", metadata: ["candidates": "\(batches.candidateCount)"])
+            let newWatermarks = selected.watermarks
+            let batches = BatchQueue(candidates: selected.candidates,
+                                     batchSize: Int((Double(options.batchSize) * selected.idsPerUser).rounded(.up)))
+            var selectedMetadata: Logger.Metadata = ["candidates": "\(batches.candidateCount)"]
+            if selected.idsPerUser > 1 {
+                // The candidates are an id range with gaps: say how many of them are users.
+                selectedMetadata["users"] = "\(Int((Double(batches.candidateCount) / selected.idsPerUser).rounded()))"
+            }
+            runLogger.info("candidates selected", metadata: selectedMetadata)
 
             let progress = try processBatches(batches, mainStore: store, runID: runID, options: options,
                                               manual: manual, claims: claims, logger: runLogger)

@@ -35,6 +35,7 @@ public protocol RunStore: AnyObject {
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws
     func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool) throws
         -> DueUserSelection
+    func everyUserByIDRange(asOf: Instant, partitions: [Int]) throws -> DueUserSelection?
     func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard?) throws -> [LoadedUser]
     func missingHistoryPartitions(for dates: [LocalDate]) -> [LocalDate]
     func ensureHistoryPartitions(for dates: [LocalDate]) throws

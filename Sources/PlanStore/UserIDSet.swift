@@ -40,6 +40,25 @@ public struct UserIDSet: Sendable {
         self = builder.build()
     }
 
+    /// Every id of `range` (a first run's candidates, `PlanStore.everyUserByIDRange`), made a
+    /// chunk at a time: full words, less the ids before the range in its first chunk and
+    /// after it in its last. `range` holds at most a few times the users there are.
+    init(every range: ClosedRange<Int64>) {
+        let firstKey = range.lowerBound >> Self.chunkShift, lastKey = range.upperBound >> Self.chunkShift
+        let chunkBits = Int64(Self.wordsPerChunk * 64)
+        var words = [UInt64](repeating: ~0, count: Int(lastKey - firstKey + 1) * Self.wordsPerChunk)
+        // Bit positions from the first chunk's first possible id.
+        let before = Int(range.lowerBound - firstKey * chunkBits)
+        let after = Int(range.upperBound - firstKey * chunkBits) + 1
+        for bit in stride(from: 0, to: before, by: 64) {
+            words[bit / 64] &= bit + 64 <= before ? 0 : ~0 << UInt64(before - bit)
+        }
+        for bit in stride(from: after / 64 * 64, to: words.count * 64, by: 64) {
+            words[bit / 64] &= bit >= after ? 0 : ~(~0 << UInt64(after - bit))
+        }
+        self.init(storage: .bitmaps(keys: Array(firstKey...lastKey), words: words), count: Int(range.count))
+    }
+
     init(storage: Storage, count: Int) {
         self.storage = storage
         self.count = count

@@ -79,6 +79,7 @@ final class InMemoryRunStore: RunStore, @unchecked Sendable {
         DueUserSelection(userIDs: UserIDSet(users.filter { partitions.contains(UserPartitions.partition(of: $0)) }),
                          newestUpdatedAt: nil)
     }
+    func everyUserByIDRange(asOf: Instant, partitions: [Int]) throws -> DueUserSelection? { nil }
     func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard?) throws -> [LoadedUser] {
         let batch = state.withLock { $0.batches += 1; return $0.batches }
         if batch == loseClaimAtBatch, case .claimedBy(let runID, let partitions)? = partitionGuard {

@@ -110,6 +110,47 @@ import Testing
         }
     }
 
+    /// A first run of every partition takes the range of ids as its candidates when at
+    /// least half of it are users (`PlanStore.everyUserByIDRange`): the exact selection's
+    /// ids and the gaps between them, its watermark, batches larger by the share of gaps.
+    /// An id no user has gets no state. Only some partitions, or ids too sparse: nil, and
+    /// the run reads the ids.
+    @Test func aFirstRunOfEveryPartitionTakesTheRangeOfIds() throws {
+        try RunDriver.withFresh { driver in
+            let t0 = try #require(Instant(rfc3339: "2026-04-10T10:00:00Z"))
+            let store = PlanStore(connection: driver.connection)
+            let all = Array(0..<UserPartitions.count)
+            #expect(try store.everyUserByIDRange(asOf: t0, partitions: all)?.userIDs.isEmpty == true)
+
+            let gaps: Set<Int64> = [5, 17, 18, 33]
+            for userID in Int64(1)...40 where !gaps.contains(userID) {
+                try driver.insert(TestUser(userID: userID, updatedAt: t0.adding(minutes: -Int64(userID * 13 % 97))))
+            }
+            let exact = try store.dueUsers(asOf: t0, partitions: all, changedSince: nil, everyoneIsDue: false)
+            let range = try #require(try store.everyUserByIDRange(asOf: t0, partitions: all))
+            #expect(range.userIDs.map { $0 } == Array(1...40))
+            #expect(exact.userIDs.map { $0 } == Array(1...40).filter { !gaps.contains($0) })
+            #expect(range.newestUpdatedAt == exact.newestUpdatedAt)
+            #expect(range.idsPerUser == 40.0 / 36.0)
+            #expect(try store.everyUserByIDRange(asOf: t0, partitions: all.filter { $0 != 3 }) == nil)
+
+            let first = try driver.run(at: t0)
+            #expect(first.counts.created == 36)
+            #expect(try driver.tableCounts()["plan_state"] == 36)
+            #expect(try driver.connection.query("SELECT count(*) AS n FROM plan_state WHERE user_id IN (5, 17, 18, 33)",
+                                                purpose: "counting states of ids no user has")
+                .singleRow().int64("n") == 0)
+
+            // A state without a settings row widens the range; a user far away makes it sparse.
+            try driver.connection.execute("DELETE FROM user_settings WHERE user_id = 40", purpose: "deleting user 40")
+            let withState = try #require(try store.everyUserByIDRange(asOf: t0, partitions: all))
+            #expect(withState.userIDs.map { $0 } == Array(1...40))
+            #expect(withState.idsPerUser == 40.0 / 35.0)
+            try driver.insert(TestUser(userID: 1_000, updatedAt: t0))
+            #expect(try store.everyUserByIDRange(asOf: t0, partitions: all) == nil)
+        }
+    }
+
     private func watermarks(_ driver: RunDriver) throws -> Set<Instant> {
         Set(try driver.connection.query(
             "SELECT (extract(epoch FROM settings_watermark) * 1000000)::int8 FROM plan_watermarks",

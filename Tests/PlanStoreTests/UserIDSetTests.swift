@@ -113,6 +113,25 @@ import Testing
         #expect(mergedSet.map { $0 } == (spread + [3, 65_536 * 500]).sorted())
     }
 
+    /// A first run's range of ids (`init(every:)`, made a word at a time) reads exactly as
+    /// the same ids inserted one by one: ranges starting and ending inside a word, on a
+    /// word's or a chunk's edge, across chunks, below zero, and of one id.
+    @Test func everyIdOfARangeReadsAsTheIdsInsertedOneByOne() {
+        let ranges: [ClosedRange<Int64>] = [
+            1...100_000, 0...63, 64...127, 3...5, 7...7, 65_535...65_536, 65_536...131_071,
+            -70_000...(-1), -5...200_000, 1_000_001...1_000_063, 63...64,
+        ]
+        for range in ranges {
+            let set = UserIDSet(every: range)
+            #expect(set.count == range.count, "\(range)")
+            #expect(set.map { $0 } == Array(range), "\(range)")
+            #expect(batches(of: set, size: 2_000).flatMap { $0 } == Array(range), "\(range)")
+            var union = UserIDSet.Builder()
+            union.insert(contentsOf: set)
+            #expect(union.build().map { $0 } == Array(range), "\(range)")
+        }
+    }
+
     @Test func givenOrderIsKeptWithoutRepeats() {
         let set = UserIDSet(inGivenOrder: [42, 7, 42, -3, 7])
         #expect(set.map { $0 } == [42, 7, -3])
