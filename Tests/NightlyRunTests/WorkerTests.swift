@@ -188,7 +188,7 @@ import Testing
             try Self.insertUsers(into: driver, before: t0)
             let first = try driver.run(at: t0, batchSize: 50, workers: 2)
             #expect(first.roundTrips > first.batchRoundTrips)
-            #expect(first.connections == 1 + 2 + 2, "main, two selection shares, two workers")
+            #expect(first.connections == 1 + 2, "main (the range of ids) and two workers")
             try driver.setWeight(of: 42, to: "88.5", at: t0.adding(seconds: 600))
             let rerun = try driver.run(at: t0.adding(seconds: 900), users: [42])
             #expect(rerun.counts.changed == 1 && rerun.counts.notifications == 1)
@@ -200,14 +200,15 @@ import Testing
     }
 
     /// The selection is shared out over connections only when everyone may be due (no
-    /// watermark yet, or plans under another rules version); otherwise it is a few index
-    /// ranges, read on the run's own connection.
+    /// watermark yet, or plans under another rules version) and the candidates are not
+    /// simply the range of ids (a first run of dense ids, `everyUserByIDRange`); otherwise
+    /// it is read on the run's own connection.
     @Test func theSelectionIsSharedOutOnlyWhenEveryoneMayBeDue() throws {
         let t0 = try #require(Instant(rfc3339: "2026-05-01T00:30:00Z"))
         try RunDriver.withFresh { driver in
             try Self.insertUsers(into: driver, before: t0)
             let first = try driver.run(at: t0, batchSize: 50, workers: 2)
-            #expect(first.connections == 1 + 2 + 2, "main, two selection shares, two workers")
+            #expect(first.connections == 1 + 2, "main (the range of ids) and two workers")
             let idle = try driver.run(at: t0.adding(seconds: 900), batchSize: 50, workers: 2)
             #expect(idle.counts.due == 0 && idle.batches == 0)
             #expect(idle.connections == 1)
@@ -217,6 +218,20 @@ import Testing
             // Rules changes take effect on the next date: a candidate now, not yet due.
             #expect(afterDeploy.counts.due == 0 && afterDeploy.batches == 1)
             #expect(afterDeploy.connections == 1 + 2, "main and two selection shares")
+        }
+    }
+
+    /// A first run whose ids are too sparse to be taken as a range (fewer users than half
+    /// of it) reads them, shared out over connections as before.
+    @Test func aFirstRunOfSparseIdsReadsThemInShares() throws {
+        let t0 = try #require(Instant(rfc3339: "2026-05-01T00:30:00Z"))
+        try RunDriver.withFresh { driver in
+            for userID in stride(from: Int64(1_000), through: 40_000, by: 1_000) {
+                try driver.insert(TestUser(userID: userID, updatedAt: t0.adding(seconds: -86_400)))
+            }
+            let first = try driver.run(at: t0, batchSize: 50, workers: 2)
+            #expect(first.counts.created == 40)
+            #expect(first.connections == 1 + 2, "main (which does the one batch itself) and two selection shares")
         }
     }
 
