@@ -187,9 +187,13 @@ extension NightlyRunner {
     /// The candidates of the `held` partitions, and the watermark each group of partitions
     /// may advance to once the run completes.
     ///
-    /// With several workers the partitions are shared out and each share is selected on a
-    /// connection of its own, at once: at a million users the selection (a scan of
-    /// `user_settings`, a million ids sent) took 2.5 s on one core while the other idled.
+    /// A first run of every partition takes the range of ids when it is dense enough
+    /// (`PlanStore.everyUserByIDRange`): one statement, no id sent.
+    ///
+    /// Otherwise, with several workers, the partitions are shared out and each share is
+    /// selected on a connection of its own, at once: at a million users the selection (a
+    /// scan of `user_settings`, a million ids sent) took 2.5 s on one core while the other
+    /// idled.
     /// Each share is one statement, so its watermark comes from the rows it selected.
     /// A share per core, not per worker: a partition's users lie all over the table, so
     /// every share scans all of it, and more shares than cores only repeat the scan (at a

@@ -135,11 +135,11 @@ extension PlanStore {
     /// sparse, or only some partitions held): `dueUsers` then reads them.
     ///
     /// User ids come from a sequence, with the gaps deleted users leave, so the range is
-    /// the ids there are, plus a few that have no row: `loadUsers` finds nothing for them
-    /// and `evaluate` finds nothing due. Reading the ids instead sent every one of them on
-    /// two connections of their own: at 100,000 users 35 ms before the first batch, at a
-    /// million 233 ms, where this statement (its `count` the largest part) takes 5–8 ms and
-    /// 83–100 ms.
+    /// the ids there are, plus a few that have no row: `loadUsers` finds nothing for them,
+    /// and the run skips them. Reading the ids instead sent every one of them, on a
+    /// connection per core: the selection took 31–38 ms of a 100,000-user first run and
+    /// 230–270 ms of a million-user one, this statement (its `count` the largest part)
+    /// 9–10 ms and 67–91 ms.
     public func everyUserByIDRange(asOf: Instant, partitions: [Int]) throws -> DueUserSelection? {
         guard Set(partitions).count == UserPartitions.count else { return nil }
         let row = try connection.query(
