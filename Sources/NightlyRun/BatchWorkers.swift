@@ -250,7 +250,7 @@ struct DueUsersSelected {
     var candidates: UserIDSet
     /// The watermark each group of partitions may advance to once the run completes.
     var watermarks: [(partitions: [Int], newest: Instant)]
-    /// `DueUserSelection.idsPerUser`: how many more ids than `--batch-size` a batch takes.
+    /// `DueUserSelection.idsPerUser`: a batch takes this many times `--batch-size` ids.
     var idsPerUser: Double = 1
     /// Made on connections opened for the selection (the main connection counts its own).
     var roundTrips = 0
