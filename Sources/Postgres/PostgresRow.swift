@@ -48,10 +48,10 @@ public struct PostgresRow {
     /// of an integer column holding them. PostgreSQL's binary timestamps count from
     /// 2000-01-01, its infinities are the `int8` extremes.
     public func optionalMicrosecondsSinceEpoch(_ column: some PostgresColumnReference) throws -> Int64? {
-        guard let (text, type) = try value(column) else { return nil }
-        guard type == Self.timestamptzOID || type == Self.timestampOID else { return try integer(text, type, column) }
-        guard text.count == 8 else { throw decodingError(column, "a binary timestamp of \(text.count) bytes") }
-        let sinceY2K = Int64(bitPattern: Self.bigEndian(text))
+        guard let (bytes, type) = try value(column) else { return nil }
+        guard type == Self.timestamptzOID || type == Self.timestampOID else { return try integer(bytes, type, column) }
+        guard bytes.count == 8 else { throw decodingError(column, "a binary timestamp of \(bytes.count) bytes") }
+        let sinceY2K = Int64(bitPattern: Self.bigEndian(bytes))
         if sinceY2K == .max || sinceY2K == .min { return sinceY2K }
         let (value, overflow) = sinceY2K.addingReportingOverflow(Self.microsecondsFrom1970To2000)
         guard !overflow else { throw decodingError(column, "a timestamp out of range") }
@@ -64,10 +64,10 @@ public struct PostgresRow {
     }
 
     public func optionalInt(_ column: some PostgresColumnReference) throws -> Int? {
-        guard let (text, type) = try value(column) else { return nil }
-        if type != 0 { return Int(try binaryInteger(text, type, column)) }
-        guard let value = Self.parseInteger(text).flatMap({ Int(exactly: $0) }) else {
-            throw invalid(text, column, "Int")
+        guard let (bytes, type) = try value(column) else { return nil }
+        if type != 0 { return Int(try binaryInteger(bytes, type, column)) }
+        guard let value = Self.parseInteger(bytes).flatMap({ Int(exactly: $0) }) else {
+            throw invalid(bytes, column, "Int")
         }
         return value
     }
@@ -78,15 +78,15 @@ public struct PostgresRow {
     }
 
     public func optionalInt32(_ column: some PostgresColumnReference) throws -> Int32? {
-        guard let (text, type) = try value(column) else { return nil }
+        guard let (bytes, type) = try value(column) else { return nil }
         if type != 0 {
-            guard let value = Int32(exactly: try binaryInteger(text, type, column)) else {
+            guard let value = Int32(exactly: try binaryInteger(bytes, type, column)) else {
                 throw decodingError(column, "a value out of Int32's range")
             }
             return value
         }
-        guard let value = Self.parseInteger(text).flatMap({ Int32(exactly: $0) }) else {
-            throw invalid(text, column, "Int32")
+        guard let value = Self.parseInteger(bytes).flatMap({ Int32(exactly: $0) }) else {
+            throw invalid(bytes, column, "Int32")
         }
         return value
     }
@@ -98,19 +98,19 @@ public struct PostgresRow {
     }
 
     public func optionalBool(_ column: some PostgresColumnReference) throws -> Bool? {
-        guard let (text, type) = try value(column) else { return nil }
+        guard let (bytes, type) = try value(column) else { return nil }
         if type != 0 {
-            guard type == Self.boolOID, text.count == 1 else { throw notBinary(type, column, "Bool") }
-            return text[0] != 0
+            guard type == Self.boolOID, bytes.count == 1 else { throw notBinary(type, column, "Bool") }
+            return bytes[0] != 0
         }
         // PostgreSQL's own output, `t` or `f`, tested byte by byte: comparing with a
         // string's UTF-8 view was a generic call of some 200 instructions, for every
         // boolean of every row.
-        if text.count == 1, text[0] == UInt8(ascii: "t") { return true }
-        if text.count == 1, text[0] == UInt8(ascii: "f") { return false }
-        if text.elementsEqual("true".utf8) { return true }
-        if text.elementsEqual("false".utf8) { return false }
-        throw invalid(text, column, "Bool")
+        if bytes.count == 1, bytes[0] == UInt8(ascii: "t") { return true }
+        if bytes.count == 1, bytes[0] == UInt8(ascii: "f") { return false }
+        if bytes.elementsEqual("true".utf8) { return true }
+        if bytes.elementsEqual("false".utf8) { return false }
+        throw invalid(bytes, column, "Bool")
     }
 
     /// Reads a one-dimensional array column (`text[]`, …) as its elements' text;
