@@ -238,6 +238,39 @@ import Testing
         }
     }
 
+    /// Two shards, each with the sweep positions of its own partitions, and a run of all
+    /// partitions between them: imported rows are each planned once, within the bound.
+    @Test func shardsSweepTheirOwnPartitionsAndFindEachLateRowOnce() throws {
+        try RunDriver.withFresh { driver in
+            let t0 = try #require(Instant(rfc3339: "2026-03-10T12:00:00Z"))
+            for id in Self.busyUsers + Array(Int64(1000)...Int64(1400)) {
+                try driver.insert(TestUser(userID: id, updatedAt: t0.adding(minutes: -600)))
+            }
+            try driver.run(at: t0)
+            try Self.runEvery15Minutes(driver, from: t0.adding(minutes: 15), through: t0.adding(minutes: 75))
+            let imported = Array(Int64(5000)...Int64(5199))
+            for id in imported {
+                try driver.insert(TestUser(userID: id, timezone: "Asia/Kolkata", updatedAt: t0.adding(seconds: -5 * 86_400)))
+            }
+            var foundLate = 0
+            var asOf = t0.adding(minutes: 90)
+            var tick = 0
+            while asOf <= t0.adding(minutes: 75).adding(seconds: Self.bound) {
+                for user in Self.busyUsers { try driver.setWeight(of: user, to: tick % 2 == 0 ? "90.5" : "91.0", at: asOf.adding(minutes: -1)) }
+                let shards: [Shard?] = tick % 3 == 2 ? [nil] : [Shard("0/2"), Shard("1/2")]
+                for shard in shards { foundLate += try driver.run(at: asOf, shard: shard).counts.foundLate }
+                asOf = asOf.adding(minutes: 15)
+                tick += 1
+            }
+            #expect(foundLate == imported.count)
+            let plans = try driver.history().filter { imported.contains($0.userID) }
+            #expect(plans.count == imported.count)
+            #expect(plans.allSatisfy { $0.reasons == ["created"] })
+            #expect(Set(try driver.emittedNotifications().filter { imported.contains($0.userID) }.map(\.id)).count
+                    == imported.count)
+        }
+    }
+
     /// A run with nothing due compares only its slice: an eighth of the ids 15 minutes after
     /// the last sweep, never the whole table (counted by PostgreSQL's statistics).
     @Test func aRunWithNothingDueReadsNoMoreThanItsSlice() throws {
