@@ -34,7 +34,7 @@ struct RunCommand: ParsableCommand {
               plan-regen run --as-of 2026-03-16T00:15:00Z
               plan-regen run --as-of 2031-01-01T00:15:00Z --allow-future   # tests, demos
               plan-regen run --user 42 --user 43 --dry-run
-              plan-regen run --sweep-all        # after importing or restoring user_settings rows
+              plan-regen run --sweep-all        # after an import or a restore
               plan-regen run --notifications /var/lib/plan-regen/notifications.jsonl
               plan-regen run --workers 4        # four batches at once (a remote database)
               plan-regen run --shard 0/2        # with another process running --shard 1/2
@@ -99,6 +99,17 @@ struct RunCommand: ParsableCommand {
     @ArgumentParser.Flag(help: "Compare every user's row in this run (after an import or a restore of user_settings).")
     var sweepAll = false
 
+    @ArgumentParser.Flag(help: ArgumentHelp(
+        "Make this binary's rules version apply at once to users whose plan an older version made (an urgent correction).",
+        discussion: "Otherwise each such user gets the new version at their first local midnight after the version's "
+            + "rollout start. At 1M users the run rewrites every such plan (docs/releasing-rules.md)."))
+    var rulesAtOnce = false
+
+    @ArgumentParser.Flag(help: ArgumentHelp(
+        "Roll back: make this binary's rules version apply at once to users whose plan a newer version made, and forget the newer versions' rollout starts.",
+        discussion: "Without it a scheduled run never replaces a plan of a newer version; it counts such users."))
+    var rulesRollback = false
+
     @Option(help: ArgumentHelp(
         "Seconds after its last progress that a run's claim on its user partitions lapses (a dead run's users are then taken over).",
         valueName: "seconds"))
@@ -133,6 +144,9 @@ struct RunCommand: ParsableCommand {
         guard changeLookback >= 0 else { throw ValidationError("--change-lookback cannot be negative") }
         guard sweepPeriod >= 60 else { throw ValidationError("--sweep-period must be at least 60 seconds") }
         if sweepAll, !users.isEmpty { throw ValidationError("--sweep-all and --user cannot be combined") }
+        if rulesAtOnce || rulesRollback, !users.isEmpty {
+            throw ValidationError("--rules-at-once and --rules-rollback act on scheduled runs; --user always recomputes with this binary's rules")
+        }
         guard claimTTL >= 1 else { throw ValidationError("--claim-ttl must be at least 1 second") }
         guard overlapLimit >= 1 else { throw ValidationError("--overlap-limit must be at least 1 second") }
         if metricsFile != nil, dryRun {
@@ -174,6 +188,7 @@ struct RunCommand: ParsableCommand {
                 workers: workers ?? WorkerThreads.defaultCount, shard: shard,
                 changeLookbackSeconds: changeLookback,
                 lateRowSweep: LateRowSweep(periodSeconds: sweepPeriod, wholeSweep: sweepAll),
+                rulesAtOnce: rulesAtOnce, rulesRollback: rulesRollback,
                 binaryVersion: binaryVersion,
                 claimTTL: .seconds(claimTTL), overlapLimit: .seconds(overlapLimit),
                 asOfLeadLimit: allowFuture ? nil : .seconds(300),
@@ -191,7 +206,8 @@ struct RunCommand: ParsableCommand {
             "due": "\(c.due)", "created": "\(c.created)", "changed": "\(c.changed)",
             "unchanged": "\(c.unchanged)", "skipped_incomplete": "\(c.skippedIncomplete)",
             "rejected": "\(c.rejected)", "notifications": "\(c.notifications)",
-            "unknown_users": "\(c.unknownUsers)", "found_late": "\(c.foundLate)", "duration_ms": "\(summary.durationMs)",
+            "unknown_users": "\(c.unknownUsers)", "found_late": "\(c.foundLate)",
+            "left_to_newer_rules": "\(c.leftToNewerRules)", "duration_ms": "\(summary.durationMs)",
             "stopped_early": "\(summary.stoppedEarly)", "round_trips": "\(summary.roundTrips)",
             "connections": "\(summary.connections)", "batches": "\(summary.batches)",
             "round_trips_per_batch": "\(summary.batches == 0 ? "0" : String(format: "%.1f", Double(summary.batchRoundTrips) / Double(summary.batches)))",
