@@ -16,13 +16,15 @@ import Testing
                 .sorted()
                 .map { file in
                     Migration(name: prefix + String(file.dropLast(4)),
-                              sql: try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8))
+                              file: try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8))
                 }
         }
         let onDisk = try files(in: sqlDirectory, prefix: "")
         let reference = try files(in: sqlDirectory.appendingPathComponent("reference"), prefix: "reference/")
         #expect(!onDisk.isEmpty)
-        func summary(_ migrations: [Migration]) -> [String] { migrations.map { "\($0.name) \($0.checksum)" } }
+        func summary(_ migrations: [Migration]) -> [String] {
+            migrations.map { "\($0.name) \($0.checksum) \($0.kind?.rawValue ?? "-") \($0.longLock ?? "-")" }
+        }
         #expect(summary(Migration.planRegen) == summary(onDisk), "sql/ changed: run sql/embed.sh")
         #expect(summary(Migration.reference) == summary(reference), "sql/reference changed: run sql/embed.sh")
     }
@@ -122,7 +124,7 @@ import Testing
             #expect {
                 try migrator.checkUpToDate()
             } throws: { error in
-                guard case StoreError.schemaAhead(let unknown) = error else { return false }
+                guard case StoreError.schemaAhead(let unknown, _) = error else { return false }
                 return unknown == ["9999_from_the_future"]
             }
         }
