@@ -69,14 +69,17 @@ import Testing
             #expect(kind == "expand")
             try migrator.checkUpToDate()
 
-            // Then its contract step.
+            // Then its contract step; and a migration recorded without a kind (by hand).
             try migrator.apply(Migration.planRegen + [Self.nextExpand, Self.nextContract],
                                contract: .apply(unlessOlderBinariesRanWithin: .zero))
+            try connection.execute(
+                "INSERT INTO plan_regen_migrations (name, checksum) VALUES ('9999_without_a_kind', '0')",
+                purpose: "test: a migration recorded without a kind")
             #expect {
                 try migrator.checkUpToDate()
             } throws: { error in
                 guard case StoreError.schemaAhead(let unknown, let level) = error else { return false }
-                return unknown == [Self.nextContract.name] && level == Migration.planRegen.last?.name
+                return unknown == [Self.nextContract.name, "9999_without_a_kind"] && level == Migration.planRegen.last?.name
                     && "\(error)".contains("deploy the newer plan-regen")
             }
         }

@@ -113,23 +113,6 @@ import Testing
         }
     }
 
-    @Test func aDatabaseAheadOfTheBinaryIsRefused() throws {
-        try TestDatabase.withFresh { database in
-            let connection = try database.connect()
-            let migrator = Migrator(connection: connection)
-            try migrator.apply(Migration.planRegen)
-            try connection.execute(
-                "INSERT INTO plan_regen_migrations (name, checksum) VALUES (\(bind: "9999_from_the_future"), \(bind: "0"))",
-                purpose: "faking a newer schema")
-            #expect {
-                try migrator.checkUpToDate()
-            } throws: { error in
-                guard case StoreError.schemaAhead(let unknown, _) = error else { return false }
-                return unknown == ["9999_from_the_future"]
-            }
-        }
-    }
-
     @Test func anEditedMigrationIsRefused() throws {
         try TestDatabase.withFresh { database in
             let migrator = Migrator(connection: try database.connect())
