@@ -176,6 +176,38 @@ import Testing
         }
     }
 
+    /// `plan-regen migrate` itself, one migration behind (0013 alters plan_runs) while an
+    /// analyst's open transaction has read plan_runs: each of its 2 attempts waits 0.2 s,
+    /// gives way and is rolled back; it exits 1 saying so and what to do, with nothing of
+    /// 0013 applied; once the analyst is done, the same command applies it.
+    @Test func migrateGivesUpCleanlyWhileAnAnalystHoldsALockAndSucceedsAfterwards() throws {
+        try JobDatabase.withFresh(migrate: false) { db in
+            let owner = try db.owner()
+            try Migrator(connection: owner).apply(Migration.reference + Migration.planRegen.dropLast())
+            let newest = try #require(Migration.planRegen.last).name
+            let analyst = try db.owner()
+            try analyst.execute("BEGIN", purpose: "test: the analyst's transaction")
+            _ = try analyst.query("SELECT count(*) FROM plan_runs", purpose: "test: the analyst's query")
+            let migrate = ["migrate", "--database-url", db.database.conninfo, "--statement-lock-wait", "0.2", "--attempts", "2"]
+
+            let refused = try JobProcess.run(migrate)
+            #expect(refused.status == 1, "\(refused.stderr)")
+            #expect(refused.stderrLines.filter { $0.contains("migration waits for a lock; rolled back, trying again") }.count == 1,
+                    "\(refused.stderr)")
+            #expect(refused.stderr.contains("migration \(newest) not applied: 2 times a statement of it waited"), "\(refused.stderr)")
+            #expect(refused.stderr.contains("run `plan-regen migrate` again"), "\(refused.stderr)")
+            let tables = PlanTables(connection: owner)
+            #expect(try tables.count("SELECT count(*) FROM plan_regen_migrations WHERE name = \(bind: newest)") == 0)
+            #expect(try tables.count(
+                "SELECT count(*) FROM information_schema.columns WHERE table_name = 'plan_regen_migrations' AND column_name = 'kind'") == 0)
+
+            try analyst.execute("COMMIT", purpose: "test: the analyst is done")
+            let applied = try JobProcess.run(migrate)
+            #expect(applied.status == 0, "\(applied.stderr)")
+            #expect(try tables.count("SELECT count(*) FROM plan_regen_migrations WHERE name = \(bind: newest)") == 1)
+        }
+    }
+
     /// The tested build is not stamped (deploy/test.sh does not name a commit).
     @Test func versionPrintsTheReleaseTheCommitTheRulesAndTheSchemaLevel() throws {
         let result = try JobProcess.run(["--version"])
