@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 // Layers, bottom up. Each folder under Sources/ is one layer; a layer imports only
@@ -15,6 +16,7 @@ import PackageDescription
 //   NightlyRun  the run pipeline: due users -> rules -> store -> notifications
 //   Operations  what ops and analysts see: log lines, metrics file, stop signal,
 //               history timeline and CSV, the explain outlook
+//   CBuildStamp the commit the binary was built from (below)
 //   plan-regen  the command-line interface
 /// The kill tests' fault points (NightlyRun/FaultInjection.swift) exist in debug builds
 /// only, which is what `deploy/test.sh` builds: a release binary cannot be made to kill itself.
@@ -26,6 +28,14 @@ let faultInjectionInDebugBuilds: [SwiftSetting] = [.define("PLAN_REGEN_FAULT_INJ
 /// it passes (the job's CPU in a 100k first run: 4% less). On PlanRules it made no
 /// difference that alternating runs could measure.
 let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
+/// The commit a build is stamped with, from PLAN_REGEN_COMMIT (deploy/build-release.sh sets
+/// it from git, the Dockerfile from its build argument): SwiftPM has no build hook, and a
+/// C define changes one small file, not every module. Only the characters of a commit id
+/// and a "-dirty" suffix pass; without it the binary says "unknown commit".
+let buildCommit = (ProcessInfo.processInfo.environment["PLAN_REGEN_COMMIT"] ?? "")
+    .filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+let buildStamp: [CSetting] = buildCommit.isEmpty ? [] : [.define("PLAN_REGEN_COMMIT", to: "\"\(buildCommit)\"")]
 
 let package = Package(
     name: "plan-regen",
@@ -44,6 +54,7 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .systemLibrary(name: "CGlibcMalloc"),
+        .target(name: "CBuildStamp", cSettings: buildStamp),
         .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: crossModuleOptimization),
         .target(name: "PlanRules", swiftSettings: faultInjectionInDebugBuilds),
         .target(name: "ZoneFiles", dependencies: ["PlanRules"]),
@@ -68,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "plan-regen",
             dependencies: [
-                "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "DemoData", "ZoneFiles",
+                "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "DemoData", "ZoneFiles", "CBuildStamp",
                 .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -15,6 +15,7 @@
 #   deploy/check-dockerfile.sh                          # deploy/Dockerfile
 #   deploy/check-dockerfile.sh --dockerfile FILE --keep # another file; keep the directory
 #   deploy/check-dockerfile.sh --binary PATH            # only step 3, for a binary built before
+#   deploy/check-dockerfile.sh --build-arg NAME=VALUE   # as docker build --build-arg (ARG lines)
 #
 # Exits 0 when all holds, 1 with a line naming what failed. Slow: a clean release build.
 set -euo pipefail
@@ -24,12 +25,15 @@ repository="$PWD"
 dockerfile=deploy/Dockerfile
 keep=false
 given_binary=""
+declare -A build_args=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --dockerfile) dockerfile="$2"; shift 2 ;;
         --keep) keep=true; shift ;;
         --binary) given_binary="$2"; shift 2 ;;
-        *) echo "usage: deploy/check-dockerfile.sh [--dockerfile FILE] [--keep] [--binary PATH]" >&2; exit 64 ;;
+        --build-arg) build_args[${2%%=*}]="${2#*=}"; shift 2 ;;
+        *) echo "usage: deploy/check-dockerfile.sh [--dockerfile FILE] [--keep] [--binary PATH] [--build-arg NAME=VALUE]" >&2
+           exit 64 ;;
     esac
 done
 
@@ -76,6 +80,9 @@ log="$work/build.log"
 # Step 1 and 2: the build stage in the clean directory, and its warnings.
 replay_build_stage() {
     say "replaying the build stage '$build_name' of $dockerfile in $work"
+    # The RUN lines' environment: this host's, without a commit it might carry (the build
+    # sees only what the ARG lines give it), plus the ARG values.
+    arg_env=(-u PLAN_REGEN_COMMIT)
     while IFS= read -r line; do
         keyword="${line%% *}"
         rest="${line#* }"
@@ -118,13 +125,24 @@ replay_build_stage() {
                 fi
                 say "RUN $rest"
                 status=0
-                (cd "$root$workdir" && sh -c "$rest") >>"$log" 2>&1 || status=$?
+                (cd "$root$workdir" && env "${arg_env[@]}" sh -c "$rest") >>"$log" 2>&1 || status=$?
                 if [[ $status -ne 0 ]]; then
                     tail -40 "$log" >&2
                     fail "RUN $rest: exit status $status (the end of its output above)"
                 fi
                 ;;
-            ENV|ARG|LABEL|USER)
+            ARG)
+                # As Docker does: the value given with --build-arg, else the default, else unset
+                # (an unset ARG is not in the RUN lines' environment).
+                name="${rest%%=*}"
+                if [[ -n "${build_args[$name]+given}" ]]; then
+                    arg_env+=("$name=${build_args[$name]}")
+                elif [[ "$rest" == *=* ]]; then
+                    arg_env+=("$name=${rest#*=}")
+                fi
+                say "ARG $name"
+                ;;
+            ENV|LABEL|USER)
                 fail "$keyword in the build stage is not replayed yet: teach deploy/check-dockerfile.sh"
                 ;;
             *) fail "unexpected instruction in the build stage: $line" ;;

@@ -1,3 +1,4 @@
+-- migration: expand
 -- plan-regen's own tables. See README "Data model" for how analysts use them.
 
 -- One row per job run (also a dry run): what it was asked, what it did.

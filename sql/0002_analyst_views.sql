@@ -1,3 +1,4 @@
+-- migration: expand
 -- Views for analysts (README "Analysts"): plans as typed columns instead of JSON.
 -- They read the job's tables only; nothing here is used by the run itself.
 

@@ -1,3 +1,4 @@
+-- migration: expand
 -- Least privilege: the role `plan-regen run` and `plan-regen forget` work under.
 -- It may read the app's user_settings and read/write the job's own tables, nothing else:
 -- no DDL, no other table, no writes to user_settings. Migrations run as the owner of the

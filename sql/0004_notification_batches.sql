@@ -1,3 +1,5 @@
+-- migration: contract
+-- migration-lock: rewrites notification_outbox (a new NOT NULL column filled for every row): its readers and writers wait meanwhile
 -- Notification lines are marked emitted per written batch, not per line.
 --
 -- Marking a line emitted used to rewrite its outbox row (a new row version and four

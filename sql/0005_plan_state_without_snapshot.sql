@@ -1,3 +1,4 @@
+-- migration: contract
 -- plan_state no longer keeps a second copy of the current plan. The current plan is the
 -- user's latest plan_history row, (user_id, plan_date, history_rows_on_plan_date - 1),
 -- which the job reads through plan_history's unique index. Writing the ~900-byte

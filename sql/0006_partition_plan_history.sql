@@ -1,3 +1,5 @@
+-- migration: contract
+-- migration-lock: copies plan_history into a partitioned table: history is locked for the whole copy
 -- plan_history is partitioned by month of plan_date (declarative range partitioning).
 --
 -- It grows by millions of rows a month and is never updated. With one partition a month,

@@ -1,3 +1,5 @@
+-- migration: contract
+-- migration-lock: rebuilds plan_history's primary key and indexes: writes to plan_history wait meanwhile
 -- Fewer btree indexes on the tables every run appends to.
 --
 -- Each btree index costs every written row a descent and a page insert, in the same

@@ -1,3 +1,4 @@
+-- migration: expand
 -- Claims on user partitions that hold behind a connection pooler (README "How a run
 -- works: claims").
 --

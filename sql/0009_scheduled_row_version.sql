@@ -1,3 +1,4 @@
+-- migration: expand
 -- Runs with nothing due stop re-reading users whose settings change waits for midnight.
 --
 -- A settings change takes effect at the first local midnight after its updated_at. Until

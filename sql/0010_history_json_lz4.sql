@@ -1,3 +1,4 @@
+-- migration: expand
 -- plan_history's JSON columns are compressed with lz4 instead of pglz.
 --
 -- A row that carries a previous plan (every row after a user's first) is about 2.3 kB,

@@ -1,3 +1,5 @@
+-- migration: expand
+-- migration-lock: rebuilds plan_state's primary key (INCLUDE columns): reads and writes of plan_state wait meanwhile
 -- The late-row sweep (plan-rules.md section 2, "Late rows"; docs/architecture.md).
 --
 -- A row whose updated_at is already older than the change watermark when it becomes

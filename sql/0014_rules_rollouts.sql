@@ -1,3 +1,4 @@
+-- migration: expand
 -- Rules versions roll out at each user's own midnight, never backwards (plan-rules.md
 -- section 2.1; docs/releasing-rules.md).
 

@@ -5,7 +5,8 @@ extension Migration {
     public static let planRegen: [Migration] = [
         Migration(
             name: "0001_plan_tables",
-            sql: #"""
+            file: #"""
+-- migration: expand
 -- plan-regen's own tables. See README "Data model" for how analysts use them.
 
 -- One row per job run (also a dry run): what it was asked, what it did.
@@ -117,7 +118,8 @@ CREATE TABLE plan_watermarks (
         ),
         Migration(
             name: "0002_analyst_views",
-            sql: #"""
+            file: #"""
+-- migration: expand
 -- Views for analysts (README "Analysts"): plans as typed columns instead of JSON.
 -- They read the job's tables only; nothing here is used by the run itself.
 
@@ -231,7 +233,8 @@ CREATE INDEX notification_outbox_run_idx ON notification_outbox (run_id);
         ),
         Migration(
             name: "0003_job_role",
-            sql: #"""
+            file: #"""
+-- migration: expand
 -- Least privilege: the role `plan-regen run` and `plan-regen forget` work under.
 -- It may read the app's user_settings and read/write the job's own tables, nothing else:
 -- no DDL, no other table, no writes to user_settings. Migrations run as the owner of the
@@ -289,7 +292,9 @@ $$;
         ),
         Migration(
             name: "0004_notification_batches",
-            sql: #"""
+            file: #"""
+-- migration: contract
+-- migration-lock: rewrites notification_outbox (a new NOT NULL column filled for every row): its readers and writers wait meanwhile
 -- Notification lines are marked emitted per written batch, not per line.
 --
 -- Marking a line emitted used to rewrite its outbox row (a new row version and four
@@ -341,7 +346,8 @@ GRANT SELECT ON notification_outbox_lines TO plan_regen_job;
         ),
         Migration(
             name: "0005_plan_state_without_snapshot",
-            sql: #"""
+            file: #"""
+-- migration: contract
 -- plan_state no longer keeps a second copy of the current plan. The current plan is the
 -- user's latest plan_history row, (user_id, plan_date, history_rows_on_plan_date - 1),
 -- which the job reads through plan_history's unique index. Writing the ~900-byte
@@ -370,7 +376,9 @@ ALTER TABLE plan_history DROP CONSTRAINT plan_history_run_id_fkey;
         ),
         Migration(
             name: "0006_partition_plan_history",
-            sql: #"""
+            file: #"""
+-- migration: contract
+-- migration-lock: copies plan_history into a partitioned table: history is locked for the whole copy
 -- plan_history is partitioned by month of plan_date (declarative range partitioning).
 --
 -- It grows by millions of rows a month and is never updated. With one partition a month,
@@ -487,7 +495,9 @@ CROSS JOIN LATERAL plan_snapshot_fields(h.snapshot) f;
         ),
         Migration(
             name: "0007_lighter_write_indexes",
-            sql: #"""
+            file: #"""
+-- migration: contract
+-- migration-lock: rebuilds plan_history's primary key and indexes: writes to plan_history wait meanwhile
 -- Fewer btree indexes on the tables every run appends to.
 --
 -- Each btree index costs every written row a descent and a page insert, in the same
@@ -532,7 +542,8 @@ CREATE INDEX plan_state_rules_version_next_check_at_idx ON plan_state (rules_ver
         ),
         Migration(
             name: "0008_partition_claims",
-            sql: #"""
+            file: #"""
+-- migration: expand
 -- Claims on user partitions that hold behind a connection pooler (README "How a run
 -- works: claims").
 --
@@ -578,7 +589,8 @@ COMMENT ON COLUMN plan_runs.status IS
         ),
         Migration(
             name: "0009_scheduled_row_version",
-            sql: #"""
+            file: #"""
+-- migration: expand
 -- Runs with nothing due stop re-reading users whose settings change waits for midnight.
 --
 -- A settings change takes effect at the first local midnight after its updated_at. Until
@@ -597,7 +609,8 @@ COMMENT ON COLUMN plan_state.scheduled_updated_at IS
         ),
         Migration(
             name: "0010_history_json_lz4",
-            sql: #"""
+            file: #"""
+-- migration: expand
 -- plan_history's JSON columns are compressed with lz4 instead of pglz.
 --
 -- A row that carries a previous plan (every row after a user's first) is about 2.3 kB,
@@ -632,7 +645,9 @@ $$;
         ),
         Migration(
             name: "0011_late_row_sweep",
-            sql: #"""
+            file: #"""
+-- migration: expand
+-- migration-lock: rebuilds plan_state's primary key (INCLUDE columns): reads and writes of plan_state wait meanwhile
 -- The late-row sweep (plan-rules.md section 2, "Late rows"; docs/architecture.md).
 --
 -- A row whose updated_at is already older than the change watermark when it becomes
@@ -670,8 +685,42 @@ ALTER TABLE plan_state
 """#
         ),
         Migration(
+            name: "0013_migration_kinds",
+            file: #"""
+-- migration: expand
+-- Releases that can roll back (docs/upgrading.md): what each migration does to the
+-- binaries already deployed, readable by a binary that does not know the migration, and
+-- which migrations each run's binary knew.
+
+-- expand: the previous release's binary still runs correctly after it; contract: it does
+-- not (it waits for `plan-regen migrate --contract`). A row without a kind counts as
+-- contract, so rows recorded before this column existed never let a binary run wrongly.
+ALTER TABLE plan_regen_migrations ADD COLUMN kind text CHECK (kind IN ('expand', 'contract'));
+COMMENT ON COLUMN plan_regen_migrations.kind IS
+    'expand: binaries that do not know this migration still run on the schema after it; contract (or NULL): they refuse';
+
+-- The migrations recorded before this one, marked as their files are.
+UPDATE plan_regen_migrations m SET kind = k.kind
+FROM (VALUES ('0001_plan_tables', 'expand'), ('0002_analyst_views', 'expand'), ('0003_job_role', 'expand'),
+             ('0004_notification_batches', 'contract'), ('0005_plan_state_without_snapshot', 'contract'),
+             ('0006_partition_plan_history', 'contract'), ('0007_lighter_write_indexes', 'contract'),
+             ('0008_partition_claims', 'expand'), ('0009_scheduled_row_version', 'expand'),
+             ('0010_history_json_lz4', 'expand'), ('0011_late_row_sweep', 'expand')) AS k (name, kind)
+WHERE m.name = k.name;
+
+-- The newest migration the run's binary knows (its schema level, `plan-regen --version`):
+-- `migrate --contract` waits while a binary that does not know a contract migration has
+-- run recently. NULL: a binary from before 1.0.0, which knows none after 0011.
+ALTER TABLE plan_runs ADD COLUMN schema_level text;
+COMMENT ON COLUMN plan_runs.schema_level IS
+    'the newest migration the binary of the run knows (plan-regen --version, schema)';
+
+"""#
+        ),
+        Migration(
             name: "0014_rules_rollouts",
-            sql: #"""
+            file: #"""
+-- migration: expand
 -- Rules versions roll out at each user's own midnight, never backwards (plan-rules.md
 -- section 2.1; docs/releasing-rules.md).
 
@@ -707,7 +756,7 @@ COMMENT ON COLUMN plan_runs.rules_action IS
     public static let reference: [Migration] = [
         Migration(
             name: "reference/0000_user_settings",
-            sql: #"""
+            file: #"""
 -- The app's user_settings table, exactly as shared/spec/plan-rules.md section 1 shows it.
 --
 -- The APP owns this table; plan-regen only reads it. This file is applied by
@@ -739,7 +788,7 @@ CREATE INDEX IF NOT EXISTS user_settings_updated_at_idx ON user_settings (update
         ),
         Migration(
             name: "reference/0001_user_settings_presentation",
-            sql: #"""
+            file: #"""
 -- The optional presentation columns of user_settings (shared/spec/plan-rules.md section
 -- 7.1): the language, number format and units of a user's notifications. The APP adds
 -- them when it wants localized pushes; plan-regen reads them when they exist and works
@@ -751,7 +800,7 @@ ALTER TABLE user_settings ADD COLUMN IF NOT EXISTS unit_system text;  -- metric 
         ),
         Migration(
             name: "reference/0002_user_settings_sweep_index",
-            sql: #"""
+            file: #"""
 -- An administrator's step on the app's table (docs: "Indexes on user_settings"): lets the
 -- late-row sweep compare a slice of user ids through an index-only scan instead of
 -- reading the rows. Without it the sweep still works, reading the table's rows.

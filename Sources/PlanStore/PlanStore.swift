@@ -62,7 +62,7 @@ public final class PlanStore {
         optionalSettingsColumns = try Self.presentationColumns(from: next.next()!)
         historyPartitionMonths = Set(try next.next()!.map { try $0.int("month") })
         openedAt = try Self.databaseNow(from: next.next()!)
-        try Migrator.checkUpToDate(applied: Migrator.appliedChecksums(from: next.next()!))
+        try Migrator.checkUpToDate(applied: Migrator.appliedMigrations(from: next.next()!))
     }
 
     /// Wraps `connection` for a store whose database is already checked (a run's worker

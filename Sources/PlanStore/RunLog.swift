@@ -139,15 +139,18 @@ public enum RunStatus: String, Sendable, CaseIterable {
 }
 
 extension PlanStore {
-    /// Inserts the `plan_runs` row (status `running`) and returns its `run_id`.
+    /// Inserts the `plan_runs` row (status `running`) and returns its `run_id`. The row keeps
+    /// the binary's schema level: `migrate --contract` waits while binaries that do not know
+    /// a contract migration run.
     public func startRun(_ record: RunRecord) throws -> Int64 {
         let result = try connection.query(
             """
             INSERT INTO plan_runs (as_of, dry_run, requested_users, shard, binary_version,
-                                   rules_version, tzdata_version, host, pid, process_key, rules_action)
+                                   rules_version, tzdata_version, host, pid, process_key, schema_level, rules_action)
             VALUES (\(record.asOf), \(record.dryRun), \(record.requestedUsers)::bigint[], \(bind: record.shard),
                     \(bind: record.binaryVersion), \(bind: record.rulesVersion), \(bind: record.tzdataVersion),
-                    \(bind: record.host), \(record.pid), \(bind: record.processKey), \(bind: record.rulesAction))
+                    \(bind: record.host), \(record.pid), \(bind: record.processKey),
+                    \(bind: Migration.planRegen.last?.name), \(bind: record.rulesAction))
             RETURNING run_id
             """, purpose: "recording the start of the run")
         return try result.singleRow().int64("run_id")

@@ -1,9 +1,6 @@
 import ArgumentParser
 import PlanRules
 
-/// The version of this binary; `plan_runs.binary_version` records it.
-let binaryVersion = "0.1.0"
-
 @main
 struct PlanRegen: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,7 +30,7 @@ struct PlanRegen: ParsableCommand {
               plan-regen prune --older-than 30d
               plan-regen help run
             """,
-        version: "plan-regen \(binaryVersion) (rules \(rulesVersion))",
+        version: versionLine,
         subcommands: [RunCommand.self, StatusCommand.self, HistoryCommand.self, ReportCommand.self, ExplainCommand.self, PruneCommand.self,
                       ForgetCommand.self, MigrateCommand.self, SeedDemoCommand.self],
         defaultSubcommand: nil

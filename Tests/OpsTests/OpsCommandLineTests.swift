@@ -28,7 +28,7 @@ import Testing
         try withTemporaryDirectory { folder in
             let version = try PlanRegenProcess.run(["--version"], databaseURL: nil, folder: folder)
             #expect(version.stdout.hasPrefix("plan-regen "))
-            #expect(version.stdout.contains("(rules 2026.1)"))
+            #expect(version.stdout.contains(", rules 2026.1, schema "))
         }
     }
 }

@@ -80,7 +80,7 @@ import ZoneFiles
             #expect(lines(text).first { $0.hasPrefix("last success  2026-") }?.hasSuffix("Z") == true,
                     "the success came after --as-of: no age, \(text)")
             #expect(text.contains("rejections    \(try probe.rejections) in the last 24 h: "), "\(text)")
-            #expect(text.contains("versions      binary 0.1.0 · rules \(rulesVersion) · schema "
+            #expect(text.contains("versions      binary 1.0.0 · rules \(rulesVersion) · schema "
                                   + "\(Migration.planRegen.last!.name) · tz database "), "\(text)")
             let table = lines(text).drop { !$0.hasPrefix("last 2 runs") }.dropFirst()
             #expect(table.first?.hasPrefix("run  status     as of ") == true, "\(text)")

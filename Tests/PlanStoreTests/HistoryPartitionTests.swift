@@ -34,7 +34,8 @@ import Testing
                        ('8:2026-03-02:plan_created:0', 8, 2, now(), '{"b":2}', NULL);
                 """, purpose: "test: a database written before 0004")
 
-            try migrator.apply(Self.from0004)
+            // 0004-0007 are contract migrations: `migrate --contract`, the old binary gone.
+            try migrator.apply(Self.from0004, contract: .apply(unlessOlderBinariesRanWithin: .zero))
             try migrator.checkUpToDate()
             let partitions = try connection.query(
                 """

@@ -5,12 +5,18 @@ import Testing
 
 /// deploy/Dockerfile, replayed without a container engine by deploy/check-dockerfile.sh:
 /// its build stage's COPY lines make a clean directory where its `swift build` runs (a
-/// release build: the slowest test, so one build only), then its runtime packages are
-/// checked against what that binary links, and its runs against the tested build's.
+/// release build by deploy/build-release.sh, stamped with the commit given as a build
+/// argument: the slowest test, so one build only), then its runtime packages are checked
+/// against what that binary links, its `--version` shows the commit, and its runs are
+/// compared with the tested build's.
 @Suite struct ContainerBuildTests {
     @Test func theBuildStageBuildsInACleanDirectoryAndTheRuntimeStageHasWhatTheBinaryLinks() throws {
         let script = repositoryPath("deploy/check-dockerfile.sh")
-        let check = try Subprocess.run([script, "--keep"], limitSeconds: 1800)
+        // As `docker build --build-arg PLAN_REGEN_COMMIT=$(git rev-parse HEAD)` (the context has no .git).
+        let commit = try Subprocess.run(["git", "-C", repositoryPath("."), "rev-parse", "HEAD"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(commit.count == 40, "git rev-parse HEAD: \(commit)")
+        let check = try Subprocess.run([script, "--keep", "--build-arg", "PLAN_REGEN_COMMIT=\(commit)"], limitSeconds: 1800)
         let lines = check.stdout.split(separator: "\n").map(String.init)
         let binary = lines.first { $0.hasPrefix("check-dockerfile: binary: ") }
             .map { String($0.dropFirst("check-dockerfile: binary: ".count)) }
@@ -22,7 +28,7 @@ import Testing
         }
         #expect(check.status == 0, "\(check.stderr)\n\(check.stdout)")
         // Every path Package.swift declares is copied (the benchmark was once missing).
-        for path in ["Package.swift", "Sources", "Tests", "Benchmarks", "sql"] {
+        for path in ["Package.swift", "Sources", "Tests", "Benchmarks", "sql", "deploy/build-release.sh"] {
             #expect(lines.contains("check-dockerfile: COPY \(path)"), "\(check.stdout)")
         }
         #expect(lines.contains("check-dockerfile: build: no compiler warning from the project's files"))
@@ -33,6 +39,8 @@ import Testing
                 + "stage installs only what the binary needs")
 
         let binaryPath = try #require(binary)
+        let version = try JobProcess.run(["--version"], binary: URL(fileURLWithPath: binaryPath))
+        #expect(version.stdout.hasPrefix("plan-regen 1.0.0 (commit \(commit), rules "), "\(version.stdout)")
         try expectSameWrites(deployed: URL(fileURLWithPath: binaryPath))
 
         // The same binary against runtime stages that miss a library or add a package.
@@ -110,7 +118,7 @@ import Testing
                                             folder + "/Dockerfile"], limitSeconds: 600)
             #expect(check.status == 1)
             #expect(check.stderr.contains("'Benchmarks/PlanRegenBench'"), "\(check.stderr)")
-            #expect(check.stderr.contains("check-dockerfile: FAILED: RUN swift build"))
+            #expect(check.stderr.contains("check-dockerfile: FAILED: RUN deploy/build-release.sh"))
         }
     }
 }
