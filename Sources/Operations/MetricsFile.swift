@@ -113,6 +113,9 @@ public struct MetricsFile: Sendable {
         text.gauge("plan_regen_last_run_users_found_late",
                    "Users the last run found by the late-row sweep: rows older than the change watermark when they became visible (imports, restores, late syncs).",
                    [([:], "\(counts.foundLate)")])
+        text.gauge("plan_regen_last_run_users_left_to_newer_rules",
+                   "Due users the last run left because a newer rules version made their plan (never replaced by an older binary).",
+                   [([:], "\(counts.leftToNewerRules)")])
         text.gauge("plan_regen_last_run_notifications", "Notifications the last run created.",
                    [([:], "\(counts.notifications)")])
         text.gauge("plan_regen_last_run_unknown_unit_system",

@@ -16,6 +16,7 @@ public struct StatusReport: Encodable, Sendable {
     public var users: DueUsers
     public var outbox: Outbox
     public var lateRowSweep: LateRowSweep
+    public var rulesRollout: RulesRollout
     public var rejectionsLastDay: Rejections
     /// Newest first.
     public var runs: [Run]
@@ -55,6 +56,16 @@ public struct StatusReport: Encodable, Sendable {
         public var partitionsNeverSwept: Int
     }
 
+    /// The binary's rules version against the users' (plan-rules.md section 2.1).
+    public struct RulesRollout: Encodable, Sendable {
+        /// When this binary's version started to roll out; nil when none was recorded.
+        public var rolloutStart: String?
+        /// Users per rules version of their latest evaluation.
+        public var usersPerVersion: [String: Int]
+        /// Users whose latest evaluation a newer version made: this binary leaves them.
+        public var usersOfNewerVersions: Int
+    }
+
     public struct Rejections: Encodable, Sendable {
         public var total: Int
         public var byField: [String: Int]
@@ -91,6 +102,8 @@ public struct StatusReport: Encodable, Sendable {
         let rejections = try store.rejectionsByField(since: now.adding(seconds: -86_400))
         let lastSuccess = try store.lastSuccessfulRunEnd()
         let sweep = try store.sweepProgress()
+        let perVersion = try store.usersPerRulesVersion()
+        let rollout = try store.rulesRollouts().first { $0.rulesVersion == rulesVersion }
         let zoneDatabase = try? zones.get()
         return StatusReport(
             at: text(now),
@@ -110,6 +123,10 @@ public struct StatusReport: Encodable, Sendable {
                 periodSeconds: sweep.periodSeconds, lastWholeSweep: sweep.oldestCompletedAt.map(text),
                 lastWholeSweepAgeSeconds: sweep.oldestCompletedAt.flatMap { $0 <= now ? seconds(from: $0, to: now) : nil },
                 partitionsNeverSwept: sweep.partitions - sweep.partitionsSwept),
+            rulesRollout: RulesRollout(
+                rolloutStart: rollout.map { text($0.startedAt) }, usersPerVersion: perVersion,
+                usersOfNewerVersions: perVersion.filter { $0.key != "none" && RulesVersionStanding(of: $0.key) == .newer }
+                    .values.reduce(0, +)),
             rejectionsLastDay: Rejections(total: rejections.values.reduce(0, +), byField: rejections),
             runs: try store.recentRuns(limit: limit).map { run in
                 Run(runID: run.runID, status: run.status, asOf: text(run.asOf), startedAt: text(run.startedAt),
@@ -156,6 +173,16 @@ public struct StatusReport: Encodable, Sendable {
             lateRows = "every row compared once per \(period); the last whole sweep ended \(last)\(age)"
         }
         lines.append(row("late rows", lateRows))
+        let perVersion = rulesRollout.usersPerVersion.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        var rules = "users per rules version of their latest evaluation: "
+            + (perVersion.isEmpty ? "none yet" : perVersion.joined(separator: ", "))
+        if let start = rulesRollout.rolloutStart {
+            rules += "; \(versions.rules) rolling out since \(start) (each user at their next local midnight)"
+        }
+        if rulesRollout.usersOfNewerVersions > 0 {
+            rules += "; \(rulesRollout.usersOfNewerVersions) on newer rules, left alone by this binary"
+        }
+        lines.append(row("rules", rules))
         let fields = rejectionsLastDay.byField.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         lines.append(row("rejections", "\(rejectionsLastDay.total) in the last 24 h"
             + (fields.isEmpty ? "" : ": " + fields.joined(separator: ", "))))

@@ -39,6 +39,18 @@ extension PlanStore {
         Array(Set(try rulesVersionsInUse().filter { RulesVersionStanding(of: $0) != .newer } + [rulesVersion])).sorted()
     }
 
+    /// Users per rules version of their latest evaluation (`plan_state.rules_version`;
+    /// "none" for users never evaluated under a version): an index-only count.
+    public func usersPerRulesVersion() throws -> [String: Int] {
+        var users: [String: Int] = [:]
+        for row in try connection.query(
+            "SELECT coalesce(rules_version, 'none') AS version, count(*) AS users FROM plan_state GROUP BY 1",
+            purpose: "counting users per rules version") {
+            users[try row.string("version")] = try row.int("users")
+        }
+        return users
+    }
+
     /// Every recorded rollout start.
     public func rulesRollouts() throws -> [RulesRolloutRecord] {
         try connection.query(

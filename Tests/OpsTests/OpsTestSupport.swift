@@ -52,7 +52,7 @@ struct PlanRegenProcess {
     private let stdoutPath: String
     private let stderrPath: String
 
-    init(_ arguments: [String], databaseURL: String?, folder: String) throws {
+    init(_ arguments: [String], databaseURL: String?, folder: String, environment extra: [String: String] = [:]) throws {
         let name = UUID().uuidString
         stdoutPath = "\(folder)/\(name).stdout"
         stderrPath = "\(folder)/\(name).stderr"
@@ -62,6 +62,7 @@ struct PlanRegenProcess {
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         if let databaseURL { environment["DATABASE_URL"] = databaseURL }
+        environment.merge(extra) { $1 }
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
@@ -75,8 +76,9 @@ struct PlanRegenProcess {
                         stderr: try String(contentsOfFile: stderrPath, encoding: .utf8))
     }
 
-    static func run(_ arguments: [String], databaseURL: String?, folder: String) throws -> Finished {
-        try PlanRegenProcess(arguments, databaseURL: databaseURL, folder: folder).wait()
+    static func run(_ arguments: [String], databaseURL: String?, folder: String,
+                    environment: [String: String] = [:]) throws -> Finished {
+        try PlanRegenProcess(arguments, databaseURL: databaseURL, folder: folder, environment: environment).wait()
     }
 
     /// `plan-regen` beside the test executable (`deploy/test.sh` builds it).
