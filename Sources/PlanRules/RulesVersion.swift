@@ -26,6 +26,11 @@ public enum RulesVersionStanding: Sendable, Equatable {
     /// integers ordered as numbers (`2026.10` is newer than `2026.9`); a version not of
     /// that form is older than any valid one.
     public init(of version: String, against reference: String = rulesVersion) {
+        // Asked for every user: nearly always the same text, settled without parsing.
+        if version == reference {
+            self = .same
+            return
+        }
         switch (RulesVersionNumber(version), RulesVersionNumber(reference)) {
         case let (version?, reference?):
             self = version < reference ? .older : version == reference ? .same : .newer
