@@ -28,7 +28,8 @@ import Testing
         // Case 4: E = 03-03 (a settings change planned at 03-03 00:00): still 03-04.
         #expect(rollout.firstDate(after: march3, in: berlin) == march3.adding(days: 1))
         // A start exactly at a midnight: that date.
-        let atMidnight = RulesRollout(start: try #require(Instant(rfc3339: "2026-03-02T23:00:00Z")))
+        let midnight = try #require(Instant(rfc3339: "2026-03-02T23:00:00Z"))
+        let atMidnight = RulesRollout(start: midnight)
         #expect(atMidnight.firstDate(after: LocalDate(year: 2026, month: 3, day: 1), in: berlin) == march3)
         #expect(RulesRollout().firstDate(after: march3, in: berlin) == nil)
         #expect(RulesRollout(atOnceForOlder: true).firstDate(after: march3, in: berlin) == march3.adding(days: 1))
