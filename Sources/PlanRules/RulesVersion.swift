@@ -98,3 +98,19 @@ public struct RulesRollout: Hashable, Sendable {
         return date
     }
 }
+
+/// What the job's rules version would do for a user at the midnight its rollout reaches
+/// them, were the rollout to start at `rolloutStart` (plan-rules.md section 2.1): the run's
+/// own `evaluate`, at that instant. Nil without a settings row or a current plan. For
+/// `plan-regen preview`.
+public func evaluateAtRolloutMidnight(row: UserSettingsRow?, state: UserPlanState?, rolloutStart: Instant,
+                                      zones: ZoneDatabase) -> (midnight: Instant, evaluation: Evaluation)? {
+    guard let row, let state, let current = state.currentPlan,
+          let zone = planDateZone(row: row, currentPlan: current, zones: zones) else { return nil }
+    let rollout = RulesRollout(start: rolloutStart)
+    let lastEvaluated = state.lastEvaluatedDate ?? current.planDate
+    guard let date = rollout.firstDate(after: lastEvaluated, in: zone) else { return nil }
+    let midnight = zone.startOfDay(date)
+    return (midnight, evaluate(row: row, state: state, at: midnight, manualRerun: false, zones: zones,
+                               rollout: rollout))
+}

@@ -105,3 +105,26 @@ extension PlanStore {
             """, purpose: "counting the due users of newer rules").singleRow().int("users")
     }
 }
+
+extension PlanStore {
+    /// Every user whose latest evaluation one of `versions` made, loaded `batchSize` at a
+    /// time in id order (keyset pages of the primary key): memory follows the batch, not
+    /// the table. Only reads, so it works on a hot standby and through a pooler.
+    public func forEachUser(evaluatedUnder versions: [String], batchSize: Int,
+                            _ body: ([LoadedUser]) throws -> Void) throws {
+        guard !versions.isEmpty else { return }
+        var after = Int64.min
+        while true {
+            let ids = try connection.query(
+                """
+                SELECT user_id FROM plan_state
+                WHERE rules_version = ANY(\(versions)::text[]) AND user_id > \(after)
+                ORDER BY user_id LIMIT \(batchSize)
+                """, purpose: "reading the users under rules \(versions.joined(separator: ", "))"
+            ).map { try $0.int64("user_id") }
+            guard let last = ids.last else { return }
+            try body(try loadUsers(ids))
+            after = last
+        }
+    }
+}

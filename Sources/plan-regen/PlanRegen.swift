@@ -31,7 +31,8 @@ struct PlanRegen: ParsableCommand {
               plan-regen help run
             """,
         version: versionLine,
-        subcommands: [RunCommand.self, StatusCommand.self, HistoryCommand.self, ReportCommand.self, ExplainCommand.self, PruneCommand.self,
+        subcommands: [RunCommand.self, StatusCommand.self, HistoryCommand.self, ReportCommand.self, ExplainCommand.self, PreviewCommand.self,
+                      PruneCommand.self,
                       ForgetCommand.self, MigrateCommand.self, SeedDemoCommand.self],
         defaultSubcommand: nil
     )

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Operations
+import PlanRules
+import ZoneFiles
+
+struct PreviewCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "preview",
+        abstract: "Shows what this binary's rules version would change for every user, before it ships.",
+        discussion: """
+            For the sign-off of a rules change: every user whose latest evaluation an older \
+            rules version made is evaluated, with the run's own rules, at the local midnight \
+            the rollout would reach them if it started now (plan-rules.md section 2.1). Prints \
+            the users whose plan changes, per field how many change and the distribution of the \
+            deltas, the notifications that would go out by type and locale, the rows the new \
+            rules would reject, and the 20 largest calorie changes; users on newer rules are \
+            counted apart. --format json keeps it as the sign-off record.
+
+            Only reads: run it on a hot standby or through a pooler.
+
+            Examples:
+              plan-regen preview
+              plan-regen preview --format json > signoff-2026.2.json
+
+            Exit codes: 0 done; 1 fatal error; 64 usage error.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text
+        case json
+    }
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: ArgumentHelp("Assume the rollout starts at this RFC 3339 instant instead of now.", valueName: "instant"),
+            transform: Instant.parse)
+    var asOf: Instant?
+
+    @Option(help: ArgumentHelp("text (people) or json (the sign-off record).", valueName: "text|json"))
+    var format: Format = .text
+
+    func run() throws {
+        try connection.run("preview") { _ in
+            let preview = try RulesPreview.gather(
+                from: connection.openStore(for: .readOnly), at: asOf ?? wallClockNow(),
+                zones: try ZoneDatabase.loadSystem(), binaryVersion: binaryVersion)
+            switch format {
+            case .text: print(preview.text(), terminator: "")
+            case .json: print(try preview.json())
+            }
+        }
+    }
+}
