@@ -37,11 +37,14 @@ public final class PlanStore {
 
     /// The server's clock when the store was opened (`clock_timestamp()`).
     public private(set) var openedAt: Instant?
+    /// Whether `user_settings` lacks the index on `updated_at` (`UserSettingsIndex`), as
+    /// found when the store was opened.
+    public private(set) var userSettingsIndexMissing = false
 
     /// Checks the server and the schema and learns what the store needs later, in one
     /// round trip (a remote database charges each one): writable, the applied migrations,
-    /// the optional `user_settings` columns, the existing `plan_history` partitions and
-    /// the server's clock. Before `migrate` the migrations table is missing: then the
+    /// the optional `user_settings` columns and its index, the existing `plan_history`
+    /// partitions and the server's clock. Before `migrate` the migrations table is missing: then the
     /// checks run one by one, so a standby is still reported as such first.
     private func readStartingFacts(requireWritable: Bool) throws {
         let results: [PostgresResult]
@@ -49,7 +52,7 @@ public final class PlanStore {
             results = try connection.pipelined(
                 (requireWritable ? [Self.writableCheck] : []) + [
                     Self.presentationColumnsQuery, Self.historyPartitionsQuery,
-                    Self.clockQuery,
+                    Self.clockQuery, UserSettingsIndex.presenceQuery,
                     Migrator.appliedMigrationsQuery,
                 ])
         } catch let error as PostgresError where error.sqlState == .undefinedTable {
@@ -62,6 +65,7 @@ public final class PlanStore {
         optionalSettingsColumns = try Self.presentationColumns(from: next.next()!)
         historyPartitionMonths = Set(try next.next()!.map { try $0.int("month") })
         openedAt = try Self.databaseNow(from: next.next()!)
+        userSettingsIndexMissing = try UserSettingsIndex.isMissing(from: next.next()!)
         try Migrator.checkUpToDate(applied: Migrator.appliedChecksums(from: next.next()!))
     }
 

@@ -33,6 +33,7 @@ struct MigrateCommand: ParsableCommand {
             applied += try migrator.apply(Migration.planRegen)
             logger.info("migrations applied", metadata: [
                 "applied": "\(applied.isEmpty ? "none (up to date)" : applied.joined(separator: ","))"])
+            if try UserSettingsIndex.isMissing(on: database) { logger.warning("\(UserSettingsIndex.missingWarning)") }
         }
     }
 }

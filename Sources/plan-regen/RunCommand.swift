@@ -34,10 +34,10 @@ struct RunCommand: ParsableCommand {
               plan-regen run --as-of 2026-03-16T00:15:00Z
               plan-regen run --as-of 2031-01-01T00:15:00Z --allow-future   # tests, demos
               plan-regen run --user 42 --user 43 --dry-run
-              plan-regen run --notifications /var/lib/plan-regen/notifications.jsonl
+              plan-regen run --notifications /var/spool/plan-regen/notifications.jsonl
               plan-regen run --workers 4        # four batches at once (a remote database)
               plan-regen run --shard 0/2        # with another process running --shard 1/2
-              plan-regen run --metrics-file /var/lib/node_exporter/textfile/plan-regen.prom
+              plan-regen run --metrics-file /run/plan-regen/plan-regen.prom
               plan-regen run --shard 0/2 --metrics-push http://pushgateway:9091
               plan-regen run --log-format json --log-level notice
 
@@ -152,7 +152,9 @@ struct RunCommand: ParsableCommand {
             #endif
             let connection = self.connection
             let runner = NightlyRunner(
-                stores: .postgres(connect: { try connection.connect() }, timeouts: connection.timeouts), zones: zones,
+                stores: .postgres(connect: { try connection.connect() }, timeouts: connection.timeouts,
+                                  warn: { logger.warning("\($0)") }),
+                zones: zones,
                 logger: logger, notifications: sink, report: .standardOutput())
             summary = try runner.run(RunOptions(
                 asOf: runAsOf,

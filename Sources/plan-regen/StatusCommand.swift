@@ -46,9 +46,11 @@ struct StatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        try connection.run("status") { _ in
+        try connection.run("status") { logger in
+            let store = try connection.openStore(for: .readOnly)
+            if store.userSettingsIndexMissing { logger.warning("\(UserSettingsIndex.missingWarning)") }
             let report = try StatusReport.gather(
-                from: connection.openStore(for: .readOnly), at: asOf ?? wallClockNow(),
+                from: store, at: asOf ?? wallClockNow(),
                 zones: Result { try ZoneDatabase.loadSystem() }, binaryVersion: binaryVersion, runs: runs)
             switch format {
             case .text: print(report.text(), terminator: "")
