@@ -98,7 +98,7 @@ public final class PlanStore {
 
     /// The server-side limits of every transaction of the job, defaults included: their one
     /// home. Ops tune the first two with `--statement-timeout` and `--lock-timeout`
-    /// (README, "Timeouts"); `PostgresConnection.init` bounds connecting.
+    /// (docs/operations.md, "Timeouts"); `PostgresConnection.init` bounds connecting.
     public struct Timeouts: Sendable {
         public var statement: Duration
         public var lock: Duration
@@ -115,12 +115,9 @@ public final class PlanStore {
         /// which the store's SQL reads and writes (whatever the server's or role's
         /// defaults), and no JIT compilation.
         ///
-        /// JIT off: PostgreSQL compiles a query whose estimated cost passes
-        /// `jit_above_cost` (100,000 by default), and a batch's read of users with a plan
-        /// passes it once `plan_history` has a few dozen monthly partitions (the current
-        /// plan's lookup is planned against each; 35 partitions: estimated about 600,000).
-        /// The compilation then took about 0.9 s for a read that runs in 16 ms, every
-        /// batch. No statement of the job runs long enough to win it back.
+        /// JIT off: a batch's read of users with a plan passes `jit_above_cost` once
+        /// `plan_history` has a few dozen monthly partitions, and compiling it costs far
+        /// more than the read itself; no statement of the job runs long enough to win it back.
         var transactionSettings: TransactionSettings {
             var settings = TransactionSettings()
             settings.set("TimeZone", "UTC")

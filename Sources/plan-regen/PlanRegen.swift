@@ -40,7 +40,7 @@ struct PlanRegen: ParsableCommand {
     )
 }
 
-/// Exit codes documented in `--help` and the README.
+/// Exit codes documented in `--help` and docs/operations.md, "Exit codes and run statuses".
 enum ExitCodes {
     static let fatal = ExitCode(1)
     static let unknownUsers = ExitCode(3)
