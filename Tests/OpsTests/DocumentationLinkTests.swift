@@ -1,4 +1,5 @@
 import Foundation
+import PlanStore
 import Testing
 
 /// The README and `docs/` point only at what the repository holds: every relative link
@@ -59,6 +60,20 @@ import Testing
             }
         }
         return result
+    }
+
+    /// The `status` samples show the schema a current binary leaves: the last migration.
+    @Test func theStatusSamplesShowTheLatestSchema() throws {
+        let latest = try #require(Migration.planRegen.last?.name)
+        var samples = 0
+        for document in Self.documents {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(document), encoding: .utf8)
+            for line in text.split(separator: "\n") where line.hasPrefix("versions ") && line.contains(" · schema ") {
+                samples += 1
+                #expect(line.contains(" · schema \(latest) · "), "\(document): \(line)")
+            }
+        }
+        #expect(samples >= 2)
     }
 
     /// The README is read in ten minutes: at most 250 lines, a table of contents first.
