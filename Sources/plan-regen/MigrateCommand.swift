@@ -12,7 +12,8 @@ struct MigrateCommand: ParsableCommand {
             Examples:
               plan-regen migrate
               plan-regen migrate --with-reference-schema   # dev and demo databases
-            """)
+
+            """ + ExitCodes.help(ExitCodes.common))
 
     @OptionGroup var connection: ConnectionOptions
 

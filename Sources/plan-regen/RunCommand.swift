@@ -41,13 +41,7 @@ struct RunCommand: ParsableCommand {
               plan-regen run --shard 0/2 --metrics-push http://pushgateway:9091
               plan-regen run --log-format json --log-level notice
 
-            Exit codes: 0 done (rejected rows included; also when other runs held some \
-            partitions); 1 fatal error (database lost, claim lost, read-only server, ...); 3 done, \
-            but a --user id has no user_settings row; 4 done, but another run has held partitions \
-            longer than --overlap-limit; 5 done, but --metrics-file or --metrics-push failed; \
-            64 usage error; 75 stopped by SIGTERM/SIGINT after committing the batches done (rerun to \
-            continue).
-            """)
+            """ + ExitCodes.help([ExitCodes.done, ExitCodes.fatal, ExitCodes.unknownUsers, ExitCodes.heldTooLong, ExitCodes.metricsNotReported, ExitCodes.usage, ExitCodes.stopped]))
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -184,9 +178,9 @@ struct RunCommand: ParsableCommand {
         ])
         let reported = reportMetrics(summary.stoppedEarly ? .stopped(summary) : .succeeded(summary), asOf: runAsOf,
                                      zones: loadedZones, logger: logger)
-        if !reported { throw ExitCodes.metricsNotReported }
-        if summary.stoppedEarly { throw ExitCodes.stopped }
-        if summary.heldTooLong { throw ExitCodes.heldTooLong }
-        if !summary.unknownUsers.isEmpty { throw ExitCodes.unknownUsers }
+        if !reported { throw ExitCodes.metricsNotReported.exitCode }
+        if summary.stoppedEarly { throw ExitCodes.stopped.exitCode }
+        if summary.heldTooLong { throw ExitCodes.heldTooLong.exitCode }
+        if !summary.unknownUsers.isEmpty { throw ExitCodes.unknownUsers.exitCode }
     }
 }
