@@ -57,6 +57,30 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         return Set(lines(section).prefix { $0.hasPrefix("  ") }.compactMap { Int32($0.split(separator: " ").first ?? "") })
     }
 
+    /// The completions deploy/make-manual.sh installs know every command; the script
+    /// itself parses and is the documented way to build the man page.
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func theCompletionsKnowEveryCommand(shell: String) throws {
+        try withTemporaryDirectory { folder in
+            let script = try PlanRegenProcess.run(["--generate-completion-script", shell], databaseURL: nil, folder: folder)
+            #expect(script.exitCode == 0, "\(script.stderr)")
+            for command in Self.commands {
+                #expect(script.stdout.contains(command), "\(shell): \(command)")
+            }
+            #expect(script.stdout.contains(shell == "fish" ? "-l 'check'" : "--check"), "\(shell): status --check")
+        }
+        let manual = repositoryRoot + "/deploy/make-manual.sh"
+        #expect(FileManager.default.isExecutableFile(atPath: manual))
+        let syntax = Process()
+        syntax.executableURL = URL(fileURLWithPath: "/bin/bash")
+        syntax.arguments = ["-n", manual]
+        try syntax.run()
+        syntax.waitUntilExit()
+        #expect(syntax.terminationStatus == 0, "bash -n \(manual)")
+        let guide = try String(contentsOfFile: repositoryRoot + "/docs/operations.md", encoding: .utf8)
+        #expect(guide.contains("deploy/make-manual.sh"))
+    }
+
     @Test func versionNamesTheRulesVersion() throws {
         try withTemporaryDirectory { folder in
             let version = try PlanRegenProcess.run(["--version"], databaseURL: nil, folder: folder)
