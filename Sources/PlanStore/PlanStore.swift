@@ -44,8 +44,8 @@ public final class PlanStore {
     /// Checks the server and the schema and learns what the store needs later, in one
     /// round trip (a remote database charges each one): writable, the applied migrations,
     /// the optional `user_settings` columns and its index, the existing `plan_history`
-    /// partitions and the server's clock. Before `migrate` the migrations table is missing: then the
-    /// checks run one by one, so a standby is still reported as such first.
+    /// partitions and the server's clock. Before `migrate` the migrations table is missing:
+    /// then the checks run one by one, so a standby is still reported as such first.
     private func readStartingFacts(requireWritable: Bool) throws {
         let results: [PostgresResult]
         do {
