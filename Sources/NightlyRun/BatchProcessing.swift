@@ -18,8 +18,10 @@ struct BatchOutcome {
 
 extension NightlyRunner {
     /// Loads and evaluates one batch of users; pure apart from the one read.
+    ///
+    /// `lateCandidates`: the run's candidates found by the late-row sweep alone.
     func process(_ userIDs: [Int64], store: any RunStore, after partitionGuard: PartitionGuard? = nil,
-                 options: RunOptions, manual: Bool, logger: Logger) throws -> BatchOutcome {
+                 options: RunOptions, manual: Bool, lateCandidates: UserIDSet, logger: Logger) throws -> BatchOutcome {
         var outcome = BatchOutcome(write: BatchWrite(reservingFor: userIDs.count))
         // Each user moved out of the batch (reversed once, then popped), so that it is a
         // local the calls below borrow: iterating copied each user out of the array, and
@@ -35,7 +37,12 @@ extension NightlyRunner {
             if !manual, user.row == nil, user.state == nil { continue }
             let evaluation = evaluate(row: user.row, state: user.state, at: options.asOf, manualRerun: manual,
                                       zones: zones)
-            record(evaluation, of: user, into: &outcome, options: options, manual: manual, logger: logger)
+            // Every candidate of the sweep has a row the watermark missed and the job has
+            // not seen: found late, whether it is due now or waits for its midnight.
+            let foundLate = !lateCandidates.isEmpty && user.row != nil && lateCandidates.contains(user.userID)
+            if foundLate { outcome.counts.foundLate += 1 }
+            record(evaluation, of: user, into: &outcome, options: options, manual: manual, foundLate: foundLate,
+                   logger: logger)
         }
         for (reason, users) in zip(DueReason.allCases, outcome.usersByReason) where users > 0 {
             outcome.counts.usersByReason[reason.rawValue, default: 0] += users
@@ -65,8 +72,10 @@ extension NightlyRunner {
 
     /// Adds what `evaluation` writes and counts to the batch. Both borrowed: the compiler
     /// then refuses any copy of the user or the evaluation made here.
+    /// `foundLate`: the user's row was older than the watermark and the late-row sweep found it.
     private func record(_ evaluation: borrowing Evaluation, of user: borrowing LoadedUser,
-                        into outcome: inout BatchOutcome, options: RunOptions, manual: Bool, logger: Logger) {
+                        into outcome: inout BatchOutcome, options: RunOptions, manual: Bool, foundLate: Bool,
+                        logger: Logger) {
         /// The logger of lines about this user (made only for one: most users log nothing).
         func userLogger() -> Logger {
             var userLogger = logger
@@ -88,7 +97,10 @@ extension NightlyRunner {
         if !evaluation.rejections.isEmpty { outcome.counts.rejected += 1 }
         if !evaluation.reasons.isEmpty { outcome.counts.due += 1 }
         for reason in evaluation.reasons { outcome.usersByReason[reason.position] += 1 }
-        if !manual, let midnight = evaluation.planDateStart,
+        // A late row is due because of its row, found when it became visible: the time
+        // since its midnight says nothing of the schedule, so it is counted apart.
+        let lateRowDue = foundLate && evaluation.reasons.contains { $0 == .created || $0 == .settingsChanged }
+        if !manual, !lateRowDue, let midnight = evaluation.planDateStart,
            evaluation.reasons.contains(where: Self.isDueAtMidnight) {
             outcome.counts.lateness.record(
                 microseconds: options.asOf.microsecondsSinceEpoch - midnight.microsecondsSinceEpoch)

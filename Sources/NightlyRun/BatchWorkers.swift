@@ -70,11 +70,13 @@ extension NightlyRunner {
     ///
     /// After a worker fails, the others finish their batch in flight (committed and
     /// emitted) and stop; the first error is thrown.
-    func processBatches(_ queue: BatchQueue, mainStore: any RunStore, runID: Int64, options: RunOptions,
-                        manual: Bool, claims: ClaimKeeper?, logger: Logger) throws -> BatchesDone {
+    ///
+    /// `lateCandidates`: the candidates the late-row sweep found (`DueUsersSelected`).
+    func processBatches(_ queue: BatchQueue, lateCandidates: UserIDSet, mainStore: any RunStore, runID: Int64,
+                        options: RunOptions, manual: Bool, claims: ClaimKeeper?, logger: Logger) throws -> BatchesDone {
         let workers = min(options.workers, max(1, (queue.candidateCount + queue.batchSize - 1) / queue.batchSize))
         let worker = BatchWorker(runner: self, queue: queue, runID: runID, options: options, manual: manual,
-                                 claims: claims)
+                                 claims: claims, lateCandidates: lateCandidates)
         if workers <= 1 {
             worker.work(store: mainStore, logger: logger)
         } else {
@@ -108,6 +110,7 @@ struct BatchWorker: Sendable {
     let options: RunOptions
     let manual: Bool
     let claims: ClaimKeeper?
+    let lateCandidates: UserIDSet
 
     /// Takes batches until none is left. Each batch is one transaction — fence, load,
     /// evaluate, write — then its notification lines are emitted and marked emitted.
@@ -139,7 +142,8 @@ struct BatchWorker: Sendable {
     /// and then emits.
     private func process(_ batch: [Int64], store: any RunStore, logger: Logger) throws -> BatchOutcome {
         if options.dryRun {
-            let outcome = try runner.process(batch, store: store, options: options, manual: manual, logger: logger)
+            let outcome = try runner.process(batch, store: store, options: options, manual: manual,
+                                             lateCandidates: lateCandidates, logger: logger)
             try runner.report.emit(outcome.reportLines)
             return outcome
         }
@@ -153,7 +157,7 @@ struct BatchWorker: Sendable {
                 let partitionGuard: PartitionGuard = manual
                     ? .exclusively(partitions: partitions) : .claimedBy(runID: runID, partitions: partitions)
                 let outcome = try runner.process(batch, store: store, after: partitionGuard, options: options,
-                                                 manual: manual, logger: logger)
+                                                 manual: manual, lateCandidates: lateCandidates, logger: logger)
                 missingMonths = store.missingHistoryPartitions(for: outcome.write.history.map(\.planDate))
                 guard missingMonths.isEmpty else { return nil }
                 let notificationBatch = try store.write(outcome.write, runID: runID, generatedAt: options.asOf)
@@ -202,8 +206,11 @@ extension NightlyRunner {
     /// a few index ranges, one statement on the run's own connection, since opening a
     /// connection per share doubled the time of a run with nothing due (0.14 s instead of
     /// 0.07 s at a million users).
-    func selectDueUsers(of held: [Int], changedSince: Instant?, start: SelectionStart, store: any RunStore,
-                        options: RunOptions) throws -> DueUsersSelected {
+    ///
+    /// `lateRows`: the late-row sweep's slices (`LateRowSweep`), each share selecting those
+    /// of its partitions.
+    func selectDueUsers(of held: [Int], changedSince: Instant?, start: SelectionStart, lateRows: [LateRowSlice],
+                        store: any RunStore, options: RunOptions) throws -> DueUsersSelected {
         if start.everyoneIsDue,
            let everyone = try store.everyUserByIDRange(asOf: options.asOf, partitions: held) {
             return DueUsersSelected(candidates: everyone.userIDs,
@@ -214,9 +221,10 @@ extension NightlyRunner {
             ? min(options.workers, held.count, options.selectionShares ?? WorkerThreads.usableCores()) : 1
         guard shareCount > 1 else {
             let selection = try store.dueUsers(asOf: options.asOf, partitions: held, changedSince: changedSince,
-                                               everyoneIsDue: start.everyoneIsDue)
+                                               everyoneIsDue: start.everyoneIsDue, lateRows: lateRows)
             return DueUsersSelected(candidates: selection.userIDs,
-                                    watermarks: selection.newestUpdatedAt.map { [(held, $0)] } ?? [])
+                                    watermarks: selection.newestUpdatedAt.map { [(held, $0)] } ?? [],
+                                    lateCandidates: selection.lateUserIDs)
         }
         let shares = (0..<shareCount).map { share in
             held.indices.filter { $0 % shareCount == share }.map { held[$0] }
@@ -226,21 +234,30 @@ extension NightlyRunner {
         WorkerThreads.run(count: shareCount, name: "select") { share in
             let selection = Result {
                 let store = try stores.worker()
+                let sharedPartitions = Set(shares[share])
+                let sharedLateRows = lateRows.compactMap { slice -> LateRowSlice? in
+                    let partitions = slice.partitions.filter(sharedPartitions.contains)
+                    return partitions.isEmpty ? nil : LateRowSlice(partitions: partitions, userIDs: slice.userIDs)
+                }
                 let selection = try store.dueUsers(asOf: options.asOf, partitions: shares[share],
-                                                   changedSince: changedSince, everyoneIsDue: start.everyoneIsDue)
+                                                   changedSince: changedSince, everyoneIsDue: start.everyoneIsDue,
+                                                   lateRows: sharedLateRows)
                 selectionRoundTrips.add(store.roundTrips, ordering: .relaxed)
                 return selection
             }
             selections.withLock { $0[share] = selection }
         }
         var candidates = UserIDSet.Builder()
+        var lateCandidates = UserIDSet.Builder()
         var watermarks: [(partitions: [Int], newest: Instant)] = []
         for share in 0..<shareCount {
             guard let selection = try selections.withLock({ $0.removeValue(forKey: share) })?.get() else { continue }
             candidates.insert(contentsOf: selection.userIDs)
+            lateCandidates.insert(contentsOf: selection.lateUserIDs)
             if let newest = selection.newestUpdatedAt { watermarks.append((shares[share], newest)) }
         }
         return DueUsersSelected(candidates: candidates.build(), watermarks: watermarks,
+                                lateCandidates: lateCandidates.build(),
                                 roundTrips: selectionRoundTrips.load(ordering: .relaxed), connections: shareCount)
     }
 }
@@ -252,6 +269,8 @@ struct DueUsersSelected {
     var watermarks: [(partitions: [Int], newest: Instant)]
     /// `DueUserSelection.idsPerUser`: a batch takes this many times `--batch-size` ids.
     var idsPerUser: Double = 1
+    /// The candidates the late-row sweep alone found (also in `candidates`).
+    var lateCandidates = UserIDSet([])
     /// Made on connections opened for the selection (the main connection counts its own).
     var roundTrips = 0
     var connections = 0

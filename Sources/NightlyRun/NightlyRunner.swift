@@ -113,16 +113,24 @@ public struct NightlyRunner: Sendable {
             }
 
             var selected = DueUsersSelected(candidates: UserIDSet([]), watermarks: [])
+            var sweep = LateRowSweep.Step()
             if manual {
                 selected.candidates = UserIDSet(inGivenOrder: options.manualUsers)
             } else if !held.isEmpty {
                 let start = try store.selectionStart(of: held)
                 let since = start.oldestWatermark.map { $0.adding(seconds: -options.changeLookbackSeconds) }
-                selected = try selectDueUsers(of: held, changedSince: since, start: start, store: store,
-                                              options: options)
+                sweep = options.lateRowSweep.step(held: held, start: start, asOf: options.asOf,
+                                                  everyRowRead: since == nil)
+                selected = try selectDueUsers(of: held, changedSince: since, start: start, lateRows: sweep.slices,
+                                              store: store, options: options)
                 summary.roundTrips += selected.roundTrips
                 summary.connections += selected.connections
                 try claims?.renew(using: store)
+                if !selected.lateCandidates.isEmpty {
+                    runLogger.notice("rows older than the change watermark found by the late-row sweep", metadata: [
+                        "candidates": "\(selected.lateCandidates.count)",
+                    ])
+                }
             }
             let newWatermarks = selected.watermarks
             let batches = BatchQueue(candidates: selected.candidates,
@@ -134,8 +142,9 @@ public struct NightlyRunner: Sendable {
             }
             runLogger.info("candidates selected", metadata: selectedMetadata)
 
-            let progress = try processBatches(batches, mainStore: store, runID: runID, options: options,
-                                              manual: manual, claims: claims, logger: runLogger)
+            let progress = try processBatches(batches, lateCandidates: selected.lateCandidates, mainStore: store,
+                                              runID: runID, options: options, manual: manual, claims: claims,
+                                              logger: runLogger)
             summary.counts += progress.counts
             summary.unknownUsers += progress.unknownUsers
             summary.stoppedEarly = progress.stoppedEarly
@@ -147,12 +156,16 @@ public struct NightlyRunner: Sendable {
                 runLogger.notice("stop requested; the batches done so far are committed and emitted",
                                  metadata: ["users_left": "\(batches.candidateCount - progress.usersDone)"])
             }
-            if !options.dryRun, !manual, !summary.stoppedEarly, !newWatermarks.isEmpty {
-                // Fenced: only the holder of the partitions may move their watermarks.
+            if !options.dryRun, !manual, !summary.stoppedEarly, !newWatermarks.isEmpty || !sweep.positions.isEmpty {
+                // Fenced: only the holder of the partitions may move their watermarks and
+                // sweep positions. A partition's sweep position lives in its watermark row.
                 try store.inTransaction {
                     try store.fenceClaims(held, runID: runID)
                     for watermark in newWatermarks {
                         try store.advanceWatermarks(of: watermark.partitions, to: watermark.newest)
+                    }
+                    for advance in sweep.positions {
+                        try store.advanceSweep(of: advance.partitions, to: advance.position)
                     }
                 }
             }

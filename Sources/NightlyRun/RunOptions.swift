@@ -21,6 +21,8 @@ public struct RunOptions: Sendable {
     /// How far behind the last watermark a run looks for changed rows, so a write whose
     /// transaction committed after the previous run read is still seen.
     public var changeLookbackSeconds: Int64
+    /// `--sweep-period`, `--sweep-all`: how the run finds rows older than the watermark.
+    public var lateRowSweep: LateRowSweep
     public var binaryVersion: String
     /// `--claim-ttl`: a scheduled run's claim on its partitions lapses this long after its
     /// last sign of progress, so another run can take over from a run that died.
@@ -41,7 +43,8 @@ public struct RunOptions: Sendable {
 
     public init(asOf: Instant, manualUsers: [Int64] = [], dryRun: Bool = false, batchSize: Int = 2000,
                 workers: Int = 1, selectionShares: Int? = nil, shard: Shard? = nil,
-                changeLookbackSeconds: Int64 = 3600, binaryVersion: String = "dev",
+                changeLookbackSeconds: Int64 = 3600, lateRowSweep: LateRowSweep = LateRowSweep(),
+                binaryVersion: String = "dev",
                 claimTTL: Duration = .seconds(120), overlapLimit: Duration = .seconds(3600),
                 asOfLeadLimit: Duration? = nil,
                 stopRequested: @escaping @Sendable () -> Bool = { false },
@@ -54,6 +57,7 @@ public struct RunOptions: Sendable {
         self.selectionShares = selectionShares
         self.shard = shard
         self.changeLookbackSeconds = changeLookbackSeconds
+        self.lateRowSweep = lateRowSweep
         self.binaryVersion = binaryVersion
         self.claimTTL = claimTTL
         self.overlapLimit = overlapLimit

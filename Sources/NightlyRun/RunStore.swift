@@ -33,8 +33,9 @@ public protocol RunStore: AnyObject {
     // Candidates and their batches.
     func selectionStart(of partitions: [Int]) throws -> SelectionStart
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws
-    func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool) throws
-        -> DueUserSelection
+    func advanceSweep(of partitions: [Int], to position: SweepPosition) throws
+    func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool,
+                  lateRows: [LateRowSlice]) throws -> DueUserSelection
     func everyUserByIDRange(asOf: Instant, partitions: [Int]) throws -> DueUserSelection?
     func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard?) throws -> [LoadedUser]
     func missingHistoryPartitions(for dates: [LocalDate]) -> [LocalDate]

@@ -1,3 +1,4 @@
+import NightlyRun
 import PlanRules
 import PlanStore
 
@@ -19,12 +20,35 @@ public struct ExplainReport: Sendable {
         guard let user = try store.loadUsers([userID]).first, user.row != nil || user.state != nil else { return nil }
         var latest: HistoryRecord?
         try store.forEachHistoryRecord(in: HistoryRange(userID: userID, limit: 1)) { latest = $0 }
+        var outlook = PlanOutlook(row: user.row, state: user.state, asOf: asOf, zones: zones, format: format)
+        if let late = try lateRowNote(store: store, user: user) { outlook.lines.insert(late, at: 0) }
         return ExplainReport(
             userID: userID,
             writtenBy: latest.map {
                 "Written by run \($0.runID) at \($0.generatedAt.rfc3339) (\($0.reasons.joined(separator: ", ")))"
             },
             explanation: user.state?.currentPlan.map { PlanExplanation(snapshot: $0, format: format).render() },
-            outlook: PlanOutlook(row: user.row, state: user.state, asOf: asOf, zones: zones, format: format))
+            outlook: outlook)
+    }
+
+    /// How a run finds the user's row when no run has seen it and it is older than the
+    /// change watermark's look-back (plan-rules.md section 2, "Late rows"): by the
+    /// late-row sweep, by the instant `LateRowSweep.reaches` gives. Nil for any other row.
+    static func lateRowNote(store: PlanStore, user: LoadedUser) throws -> String? {
+        guard let row = user.row, let updatedAt = row.updatedAt, updatedAt != .distantFuture else { return nil }
+        let state = user.state ?? UserPlanState()
+        guard RowVersion(updatedAt: updatedAt, state: state).isUnseen, state.scheduledUpdatedAt != updatedAt else {
+            return nil
+        }
+        let partition = UserPartitions.partition(of: user.userID)
+        let start = try store.selectionStart(of: [partition])
+        let lookback = RunOptions(asOf: updatedAt).changeLookbackSeconds
+        guard let watermark = start.oldestWatermark, updatedAt < watermark.adding(seconds: -lookback),
+              let ids = start.userIDs else { return nil }
+        let finding = LateRowSweep.reaches(user.userID, from: start.sweepPositions[partition], ids: ids)
+            .map { "the late-row sweep reaches it by \($0.rfc3339) (the first scheduled run at or after that instant reads it)" }
+            ?? "the next scheduled run compares every row of its partition (the late-row sweep) and reads it"
+        return "Its row (written \(updatedAt.rfc3339)) is older than the change watermark (\(watermark.rfc3339)) "
+            + "less the default look-back of \(lookback / 60) min, and no run has seen it: \(finding)."
     }
 }

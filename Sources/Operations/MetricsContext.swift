@@ -15,11 +15,14 @@ public struct MetricsContext: Sendable {
     public var due: DueBacklog?
     /// The tz database the run loaded: its version and age.
     public var zones: ZoneDatabase?
+    /// Where the late-row sweep stands after the run (`PlanStore.sweepProgress`).
+    public var sweep: SweepProgress?
 
-    public init(asOf: Instant? = nil, due: DueBacklog? = nil, zones: ZoneDatabase? = nil) {
+    public init(asOf: Instant? = nil, due: DueBacklog? = nil, zones: ZoneDatabase? = nil, sweep: SweepProgress? = nil) {
         self.asOf = asOf
         self.due = due
         self.zones = zones
+        self.sweep = sweep
     }
 
     /// Due users after a run that completed are those it could not process: held by other
@@ -35,6 +38,18 @@ public struct MetricsContext: Sendable {
             text.gauge("plan_regen_oldest_due_user_lateness_seconds",
                        "How long the longest-waiting due user had waited past their local midnight at the last run's instant (0: none).",
                        [([:], "\(due.oldestLatenessSeconds(at: asOf))")])
+        }
+        if let sweep, let asOf {
+            if let age = sweep.ageSeconds(at: asOf) {
+                text.gauge("plan_regen_late_row_sweep_age_seconds",
+                           "Time since every user's row was last compared by the late-row sweep, at the last run's instant.",
+                           [([:], "\(age)")])
+            }
+            if let period = sweep.periodSeconds {
+                text.gauge("plan_regen_late_row_sweep_period_seconds",
+                           "The late-row sweep's period (--sweep-period): every row is compared once per period.",
+                           [([:], "\(period)")])
+            }
         }
         if let zones {
             text.gauge("plan_regen_tzdata_info", "Release of the tz database the last run used (tzdata.zi's version line).",

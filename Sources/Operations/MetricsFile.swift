@@ -110,6 +110,9 @@ public struct MetricsFile: Sendable {
                    SettingsField.allCases.map {
                        (["field": $0.rawValue], "\(counts.rejectionsByField[$0.rawValue] ?? 0)")
                    })
+        text.gauge("plan_regen_last_run_users_found_late",
+                   "Users the last run found by the late-row sweep: rows older than the change watermark when they became visible (imports, restores, late syncs).",
+                   [([:], "\(counts.foundLate)")])
         text.gauge("plan_regen_last_run_notifications", "Notifications the last run created.",
                    [([:], "\(counts.notifications)")])
         text.gauge("plan_regen_last_run_unknown_unit_system",

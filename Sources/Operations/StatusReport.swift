@@ -15,6 +15,7 @@ public struct StatusReport: Encodable, Sendable {
     public var lastSuccessAgeSeconds: Int64?
     public var users: DueUsers
     public var outbox: Outbox
+    public var lateRowSweep: LateRowSweep
     public var rejectionsLastDay: Rejections
     /// Newest first.
     public var runs: [Run]
@@ -44,6 +45,16 @@ public struct StatusReport: Encodable, Sendable {
         public var oldestPendingAgeSeconds: Int64
     }
 
+    /// Where the late-row sweep stands: rows older than the change watermark are found
+    /// within one period (plus the time between runs) of their commit.
+    public struct LateRowSweep: Encodable, Sendable {
+        public var periodSeconds: Int64?
+        /// When every partition's rows were last all compared; nil until each has been.
+        public var lastWholeSweep: String?
+        public var lastWholeSweepAgeSeconds: Int64?
+        public var partitionsNeverSwept: Int
+    }
+
     public struct Rejections: Encodable, Sendable {
         public var total: Int
         public var byField: [String: Int]
@@ -66,6 +77,7 @@ public struct StatusReport: Encodable, Sendable {
         public var rejected: Int
         public var notifications: Int
         public var unknownUsers: Int
+        public var foundLate: Int
         public var partitionsHeldByOthers: Int
         public var host: String?
         public var error: String?
@@ -78,6 +90,7 @@ public struct StatusReport: Encodable, Sendable {
         let outbox = try store.outboxBacklog()
         let rejections = try store.rejectionsByField(since: now.adding(seconds: -86_400))
         let lastSuccess = try store.lastSuccessfulRunEnd()
+        let sweep = try store.sweepProgress()
         let zoneDatabase = try? zones.get()
         return StatusReport(
             at: text(now),
@@ -93,6 +106,10 @@ public struct StatusReport: Encodable, Sendable {
                             oldestDueAt: due.oldestDueAt.map(text), oldestLatenessSeconds: due.oldestLatenessSeconds(at: now)),
             outbox: Outbox(pending: outbox.pending,
                            oldestPendingAgeSeconds: outbox.oldestCreatedAt.map { seconds(from: $0, to: now) } ?? 0),
+            lateRowSweep: LateRowSweep(
+                periodSeconds: sweep.periodSeconds, lastWholeSweep: sweep.oldestCompletedAt.map(text),
+                lastWholeSweepAgeSeconds: sweep.oldestCompletedAt.flatMap { $0 <= now ? seconds(from: $0, to: now) : nil },
+                partitionsNeverSwept: sweep.partitions - sweep.partitionsSwept),
             rejectionsLastDay: Rejections(total: rejections.values.reduce(0, +), byField: rejections),
             runs: try store.recentRuns(limit: limit).map { run in
                 Run(runID: run.runID, status: run.status, asOf: text(run.asOf), startedAt: text(run.startedAt),
@@ -101,7 +118,7 @@ public struct StatusReport: Encodable, Sendable {
                     changed: run.counts.changed, unchanged: run.counts.unchanged,
                     skippedIncomplete: run.counts.skippedIncomplete, rejected: run.counts.rejected,
                     notifications: run.counts.notifications, unknownUsers: run.counts.unknownUsers,
-                    partitionsHeldByOthers: run.partitionsHeldByOthers, host: run.host, error: run.error)
+                    foundLate: run.counts.foundLate, partitionsHeldByOthers: run.partitionsHeldByOthers, host: run.host, error: run.error)
             })
     }
 
@@ -131,6 +148,14 @@ public struct StatusReport: Encodable, Sendable {
         lines.append(row("users", due))
         lines.append(row("outbox", outbox.pending == 0 ? "no line pending"
             : "\(outbox.pending) lines pending, the oldest for \(Self.duration(outbox.oldestPendingAgeSeconds))"))
+        var lateRows = "\(lateRowSweep.partitionsNeverSwept) of \(UserPartitions.count) partitions never swept whole: "
+            + "the next scheduled run compares all of their rows"
+        if let last = lateRowSweep.lastWholeSweep {
+            let period = lateRowSweep.periodSeconds.map { Self.duration($0) } ?? "?"
+            let age = lateRowSweep.lastWholeSweepAgeSeconds.map { " (\(Self.duration($0)) ago)" } ?? ""
+            lateRows = "every row compared once per \(period); the last whole sweep ended \(last)\(age)"
+        }
+        lines.append(row("late rows", lateRows))
         let fields = rejectionsLastDay.byField.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
         lines.append(row("rejections", "\(rejectionsLastDay.total) in the last 24 h"
             + (fields.isEmpty ? "" : ": " + fields.joined(separator: ", "))))
@@ -141,16 +166,16 @@ public struct StatusReport: Encodable, Sendable {
         }
         lines.append("last \(runs.count) runs, newest first")
         let header = ["run", "status", "as of", "duration", "due", "created", "changed", "unchanged",
-                      "incomplete", "rejected", "notified", "held", "scope"]
+                      "incomplete", "rejected", "late", "notified", "held", "scope"]
         let table = runs.map { run -> [String] in
             [String(run.runID), run.status, run.asOf, run.durationMs.map { Self.duration(milliseconds: $0) } ?? "-",
              String(run.due), String(run.created), String(run.changed), String(run.unchanged),
-             String(run.skippedIncomplete), String(run.rejected), String(run.notifications),
+             String(run.skippedIncomplete), String(run.rejected), String(run.foundLate), String(run.notifications),
              String(run.partitionsHeldByOthers),
              run.shard.map { "shard \($0)" } ?? run.requestedUsers.map { "\($0) users" } ?? "all"]
         }
         let widths = header.indices.map { column in ([header] + table).map { $0[column].count }.max() ?? 0 }
-        let leftAligned: Set<Int> = [1, 2, 12]
+        let leftAligned: Set<Int> = [1, 2, 13]
         for cells in [header] + table {
             var line = cells.indices.map { column in
                 let padding = String(repeating: " ", count: widths[column] - cells[column].count)

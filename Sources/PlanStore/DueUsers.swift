@@ -21,6 +21,9 @@ public struct DueUserSelection: Sendable {
     /// they are a range with gaps (`everyUserByIDRange`). A run's batches take this many
     /// more ids, so that each still holds about a batch of users.
     public var idsPerUser: Double = 1
+    /// The candidates found by the late-row sweep alone (also in `userIDs`): rows older
+    /// than the watermark that the job has not seen.
+    public var lateUserIDs = UserIDSet([])
 }
 
 /// What a run knows before it selects its users (`selectionStart(of:)`).
@@ -30,11 +33,18 @@ public struct SelectionStart: Sendable {
     /// Some `plan_state` row carries this binary's rules version: a user has been evaluated
     /// under these rules already (true when unknown: the selection then stays exact).
     public var plansUnderTheseRules: Bool
+    /// Where the late-row sweep of each partition stands; a partition never swept is absent.
+    public var sweepPositions: [Int: SweepPosition]
+    /// The lowest and highest `user_settings.user_id`; nil when the table is empty.
+    public var userIDs: ClosedRange<Int64>?
 
-    public init(oldestWatermark: Instant?, plansUnderOtherRules: Bool, plansUnderTheseRules: Bool = true) {
+    public init(oldestWatermark: Instant?, plansUnderOtherRules: Bool, plansUnderTheseRules: Bool = true,
+                sweepPositions: [Int: SweepPosition] = [:], userIDs: ClosedRange<Int64>? = nil) {
         self.oldestWatermark = oldestWatermark
         self.plansUnderOtherRules = plansUnderOtherRules
         self.plansUnderTheseRules = plansUnderTheseRules
+        self.sweepPositions = sweepPositions
+        self.userIDs = userIDs
     }
 
     /// Every user of the partitions may be a candidate (no watermark yet, or a new rules
@@ -49,23 +59,90 @@ public struct SelectionStart: Sendable {
     public var everyoneIsDue: Bool { oldestWatermark == nil && !plansUnderTheseRules }
 }
 
+/// Where the late-row sweep of one partition stands (`plan_watermarks`, sql/0011).
+public struct SweepPosition: Sendable, Equatable {
+    /// The first user id the partition's next slice compares.
+    public var nextUserID: Int64
+    /// The instant (`--as-of`) of the run that swept up to `nextUserID`.
+    public var sweptAt: Instant
+    /// When the last whole pass over the user ids ended; nil before the first one.
+    public var completedAt: Instant?
+    /// The sweep period of the run that swept last.
+    public var periodSeconds: Int64
+
+    public init(nextUserID: Int64, sweptAt: Instant, completedAt: Instant?, periodSeconds: Int64) {
+        self.nextUserID = nextUserID
+        self.sweptAt = sweptAt
+        self.completedAt = completedAt
+        self.periodSeconds = periodSeconds
+    }
+}
+
+/// The user ids of some partitions whose rows a run compares with what the job saw
+/// (`PlanStore.dueUsers`): rows older than the watermark that the job has not seen.
+public struct LateRowSlice: Sendable, Equatable {
+    public var partitions: [Int]
+    /// Ascending, disjoint id ranges (two when the slice wraps around the highest id).
+    public var userIDs: [ClosedRange<Int64>]
+
+    public init(partitions: [Int], userIDs: [ClosedRange<Int64>]) {
+        self.partitions = partitions
+        self.userIDs = userIDs
+    }
+}
+
 extension PlanStore {
     /// Where the selection of `partitions` starts: the oldest of their watermarks (nil
-    /// when a partition has none: then every row of it is read once), and whether any
-    /// plan carries another rules version (after a deploy of new rules every user is due,
-    /// as in a first run).
+    /// when a partition has none: then every row of it is read once), whether any plan
+    /// carries another rules version (after a deploy of new rules every user is due, as in
+    /// a first run), each partition's sweep position and the range of user ids. One
+    /// statement: a row per partition.
     public func selectionStart(of partitions: [Int]) throws -> SelectionStart {
-        let row = try connection.query(
+        let rows = try connection.query(
             """
-            SELECT CASE WHEN count(*) = cardinality(\(partitions)::int[])
-                   THEN \(sql: microseconds("min(settings_watermark)")) END AS oldest,
-                   EXISTS (SELECT FROM plan_state WHERE \(sql: Self.underOtherRules(rulesVersion))) AS other_rules,
-                   EXISTS (SELECT FROM plan_state WHERE rules_version = \(bind: rulesVersion)) AS these_rules
-            FROM plan_watermarks WHERE partition = ANY(\(partitions)::int[])
-            """, purpose: "reading change watermarks").singleRow()
-        return SelectionStart(oldestWatermark: try row.optionalInt64("oldest").map(Instant.init(microsecondsSinceEpoch:)),
-                              plansUnderOtherRules: try row.bool("other_rules"),
-                              plansUnderTheseRules: try row.bool("these_rules"))
+            SELECT p.partition, \(sql: microseconds("w.settings_watermark")) AS watermark,
+                   w.sweep_next_user_id, \(sql: microseconds("w.swept_at")) AS swept_at,
+                   \(sql: microseconds("w.sweep_completed_at")) AS sweep_completed_at, w.sweep_period_seconds,
+                   x.other_rules, x.these_rules, x.low_user_id, x.high_user_id
+            FROM unnest(\(partitions)::int[]) AS p(partition)
+            LEFT JOIN plan_watermarks w ON w.partition = p.partition
+            CROSS JOIN (SELECT EXISTS (SELECT FROM plan_state WHERE \(sql: Self.underOtherRules(rulesVersion))) AS other_rules,
+                               EXISTS (SELECT FROM plan_state WHERE rules_version = \(bind: rulesVersion)) AS these_rules,
+                               (SELECT min(user_id) FROM user_settings) AS low_user_id,
+                               (SELECT max(user_id) FROM user_settings) AS high_user_id) x
+            """, purpose: "reading change watermarks and sweep positions")
+        var start = SelectionStart(oldestWatermark: nil, plansUnderOtherRules: false, plansUnderTheseRules: true)
+        var watermarks: [Instant?] = []
+        for row in rows {
+            let partition = try row.int("partition")
+            watermarks.append(try row.optionalInt64("watermark").map(Instant.init(microsecondsSinceEpoch:)))
+            if let next = try row.optionalInt64("sweep_next_user_id"), let sweptAt = try row.optionalInt64("swept_at"),
+               let period = try row.optionalInt64("sweep_period_seconds") {
+                start.sweepPositions[partition] = SweepPosition(
+                    nextUserID: next, sweptAt: Instant(microsecondsSinceEpoch: sweptAt),
+                    completedAt: try row.optionalInt64("sweep_completed_at").map(Instant.init(microsecondsSinceEpoch:)),
+                    periodSeconds: period)
+            }
+            start.plansUnderOtherRules = try row.bool("other_rules")
+            start.plansUnderTheseRules = try row.bool("these_rules")
+            if let low = try row.optionalInt64("low_user_id"), let high = try row.optionalInt64("high_user_id") {
+                start.userIDs = low...high
+            }
+        }
+        start.oldestWatermark = watermarks.isEmpty || watermarks.contains(nil) ? nil : watermarks.compactMap { $0 }.min()
+        return start
+    }
+
+    /// Records where the late-row sweep of `partitions` stands after a run.
+    public func advanceSweep(of partitions: [Int], to position: SweepPosition) throws {
+        try connection.execute(
+            """
+            UPDATE plan_watermarks
+               SET sweep_next_user_id = \(position.nextUserID), swept_at = \(position.sweptAt)::timestamptz,
+                   sweep_completed_at = coalesce(\(position.completedAt)::timestamptz, sweep_completed_at),
+                   sweep_period_seconds = \(position.periodSeconds)
+            WHERE partition = ANY(\(partitions)::int[])
+            """, purpose: "recording the late-row sweep's position")
     }
 
     public func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {
@@ -92,9 +169,13 @@ extension PlanStore {
     /// The exact selection read every settings row's heap and joined it to the states for
     /// the same answer: at 100,000 users 27 ms of the server's time a share against 7 ms,
     /// and the run's selection took 45 ms instead of 26 ms.
-    public func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool = false) throws
-        -> DueUserSelection {
+    ///
+    /// `lateRows` adds the ids of those slices whose row is older than `changedSince` and
+    /// later than the `updated_at` the job saw (or that have no state): the late-row sweep.
+    public func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool = false,
+                         lateRows: [LateRowSlice] = []) throws -> DueUserSelection {
         var ids = UserIDSet.Builder()
+        var lateIDs = UserIDSet.Builder()
         var newest: Instant? = nil
         // With watermarks, every source is an index range, and the plan must stay so when
         // the statistics lag behind (right after a first run wrote millions of state rows,
@@ -113,20 +194,29 @@ extension PlanStore {
                     purpose: "estimating the users").first.map { try $0.int64("users") } ?? 0
                 ids = UserIDSet.Builder(expectedCount: Int(estimate) * partitions.count / UserPartitions.count)
             }
-            let selection = everyoneIsDue
+            var selection = everyoneIsDue
                 ? Self.everyUser(asOf: asOf, partitions: partitions)
                 : Self.changedOrDueUsers(asOf: asOf, partitions: partitions, changedSince: changedSince,
                                          rulesVersion: rulesVersion)
+            if let changedSince {
+                for slice in lateRows {
+                    for range in slice.userIDs {
+                        selection = "\(sql: selection) UNION ALL \(sql: Self.lateRows(in: range, of: slice.partitions, olderThan: changedSince))"
+                    }
+                }
+            }
             try connection.forEachRow(selection, purpose: "selecting due users") { row in
                 if try row.isNull("user_id") {
                     newest = try row.optionalInt64("newest_updated_at").map { Instant(microsecondsSinceEpoch: $0) }
                 } else {
-                    ids.insert(try row.int64("user_id"))
+                    let userID = try row.int64("user_id")
+                    ids.insert(userID)
+                    if try row.bool("late") { lateIDs.insert(userID) }
                 }
                 return .continue
             }
         }
-        return DueUserSelection(userIDs: ids.build(), newestUpdatedAt: newest)
+        return DueUserSelection(userIDs: ids.build(), newestUpdatedAt: newest, lateUserIDs: lateIDs.build())
     }
 
     /// A first run's candidates (`SelectionStart.everyoneIsDue`) of every partition without
@@ -178,14 +268,36 @@ extension PlanStore {
                   AND (p.user_id IS NULL OR s.updated_at IS DISTINCT FROM p.seen_updated_at)
                   AND \(sql: part("s.user_id")) = ANY(\(partitions)::int[])
             )
-            SELECT user_id, NULL::int8 AS newest_updated_at FROM changed WHERE NOT scheduled
+            SELECT user_id, NULL::int8 AS newest_updated_at, false AS late FROM changed WHERE NOT scheduled
             UNION ALL
-            SELECT user_id, NULL FROM plan_state
+            SELECT user_id, NULL, false FROM plan_state
             WHERE \(sql: stateIsDue(asOf: asOf, rulesVersion: rulesVersion))
               AND \(sql: part("user_id")) = ANY(\(partitions)::int[])
             UNION ALL
-            SELECT NULL, \(sql: microseconds("max(updated_at)"))
+            SELECT NULL, \(sql: microseconds("max(updated_at)")), false
             FROM changed WHERE updated_at <= \(asOf)::timestamptz AND isfinite(updated_at)
+            """
+    }
+
+    /// The late-row sweep over `range`: rows older than `olderThan` (the watermark's
+    /// source reads the newer ones) that no run has seen, less the versions waiting for
+    /// their midnight. Both sides are read in id order from one index each (the
+    /// administrator's `user_settings (user_id) INCLUDE (updated_at)` and `plan_state`'s
+    /// primary key, sql/0011): a merge join of two index-only scans over the range. Held
+    /// partitions are filtered only when the run does not hold them all.
+    private static func lateRows(in range: ClosedRange<Int64>, of partitions: [Int], olderThan: Instant) -> SQLQuery {
+        let partitionFilter: SQLQuery = Set(partitions).count == UserPartitions.count
+            ? "" : "AND \(sql: UserPartitions.sql("s.user_id")) = ANY(\(partitions)::int[])"
+        return """
+            SELECT s.user_id, NULL, true
+            FROM user_settings s
+            LEFT JOIN plan_state p ON p.user_id = s.user_id
+                 AND p.user_id BETWEEN \(range.lowerBound) AND \(range.upperBound)
+            WHERE s.user_id BETWEEN \(range.lowerBound) AND \(range.upperBound) \(sql: partitionFilter)
+              AND s.updated_at < \(olderThan)::timestamptz
+              AND (p.user_id IS NULL
+                   OR ((p.seen_updated_at IS NULL OR s.updated_at > p.seen_updated_at)
+                       AND s.updated_at IS DISTINCT FROM p.scheduled_updated_at))
             """
     }
 
@@ -195,12 +307,12 @@ extension PlanStore {
     private static func everyUser(asOf: Instant, partitions: [Int]) -> SQLQuery {
         let part = UserPartitions.sql
         return """
-            SELECT user_id, NULL::int8 AS newest_updated_at FROM user_settings
+            SELECT user_id, NULL::int8 AS newest_updated_at, false AS late FROM user_settings
             WHERE \(sql: part("user_id")) = ANY(\(partitions)::int[])
             UNION ALL
-            SELECT user_id, NULL FROM plan_state WHERE \(sql: part("user_id")) = ANY(\(partitions)::int[])
+            SELECT user_id, NULL, false FROM plan_state WHERE \(sql: part("user_id")) = ANY(\(partitions)::int[])
             UNION ALL
-            SELECT NULL, \(sql: microseconds("max(updated_at)")) FROM user_settings
+            SELECT NULL, \(sql: microseconds("max(updated_at)")), false FROM user_settings
             WHERE updated_at <= \(asOf)::timestamptz AND isfinite(updated_at)
               AND \(sql: part("user_id")) = ANY(\(partitions)::int[])
             """

@@ -32,6 +32,31 @@ public struct DueBacklog: Sendable, Equatable {
     }
 }
 
+/// Where the late-row sweep stands over some partitions (`plan_watermarks`, sql/0011).
+public struct SweepProgress: Sendable, Equatable {
+    /// The partitions asked about, and those that have ended a whole sweep.
+    public var partitions: Int
+    public var partitionsSwept: Int
+    /// The oldest end of a whole sweep among them; nil before every one has ended one.
+    public var oldestCompletedAt: Instant?
+    /// The sweep period the latest runs used (nil before any run swept).
+    public var periodSeconds: Int64?
+
+    public init(partitions: Int, partitionsSwept: Int, oldestCompletedAt: Instant?, periodSeconds: Int64?) {
+        self.partitions = partitions
+        self.partitionsSwept = partitionsSwept
+        self.oldestCompletedAt = oldestCompletedAt
+        self.periodSeconds = periodSeconds
+    }
+
+    /// How long ago, at `instant`, every partition's rows were last all compared; nil when
+    /// some partition has never been swept whole.
+    public func ageSeconds(at instant: Instant) -> Int64? {
+        guard let oldestCompletedAt else { return nil }
+        return max(0, instant.microsecondsSinceEpoch - oldestCompletedAt.microsecondsSinceEpoch) / 1_000_000
+    }
+}
+
 /// One `plan_runs` row, as `status` lists the last runs.
 public struct RecordedRun: Sendable, Equatable {
     public var runID: Int64
@@ -91,6 +116,23 @@ extension PlanStore {
             oldestDueAt: try row.optionalInt64("oldest").map(Instant.init(microsecondsSinceEpoch:)))
     }
 
+    /// Where the late-row sweep of `partitions` (or of all) stands.
+    public func sweepProgress(partitions: [Int]? = nil) throws -> SweepProgress {
+        let asked = partitions ?? Array(0..<UserPartitions.count)
+        let row = try connection.query(
+            """
+            SELECT count(w.sweep_completed_at) AS swept,
+                   CASE WHEN count(w.sweep_completed_at) = cardinality(\(asked)::int[])
+                   THEN \(sql: microseconds("min(w.sweep_completed_at)")) END AS oldest,
+                   max(w.sweep_period_seconds)::int8 AS period
+            FROM unnest(\(asked)::int[]) AS p(partition)
+            LEFT JOIN plan_watermarks w ON w.partition = p.partition
+            """, purpose: "reading the late-row sweep's progress").singleRow()
+        return SweepProgress(partitions: asked.count, partitionsSwept: try row.int("swept"),
+                             oldestCompletedAt: try row.optionalInt64("oldest").map(Instant.init(microsecondsSinceEpoch:)),
+                             periodSeconds: try row.optionalInt64("period"))
+    }
+
     /// The latest `limit` runs, newest first (dry runs are not recorded).
     public func recentRuns(limit: Int) throws -> [RecordedRun] {
         try connection.query(
@@ -98,7 +140,7 @@ extension PlanStore {
             SELECT run_id, status, \(sql: microseconds("as_of")) AS as_of, \(sql: microseconds("started_at")) AS started_at,
                    \(sql: microseconds("finished_at")) AS finished_at, duration_ms, shard,
                    cardinality(requested_users) AS requested_users, due, created, changed, unchanged,
-                   skipped_incomplete, rejected, notifications, unknown_users, partitions_held_by_others,
+                   skipped_incomplete, rejected, notifications, unknown_users, found_late, partitions_held_by_others,
                    host, binary_version, rules_version, tzdata_version, error
             FROM plan_runs ORDER BY run_id DESC LIMIT \(limit)
             """, purpose: "reading the latest runs"
@@ -112,6 +154,7 @@ extension PlanStore {
             counts.rejected = try row.int("rejected")
             counts.notifications = try row.int("notifications")
             counts.unknownUsers = try row.int("unknown_users")
+            counts.foundLate = try row.int("found_late")
             return RecordedRun(
                 runID: try row.int64("run_id"), status: try row.string("status"),
                 asOf: Instant(microsecondsSinceEpoch: try row.int64("as_of")),

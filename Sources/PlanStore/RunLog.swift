@@ -11,6 +11,10 @@ public struct RunCounts: Sendable, Equatable {
     public var rejected = 0
     public var notifications = 0
     public var unknownUsers = 0
+    /// Users whose row was older than the change watermark when it became visible and not
+    /// yet seen: found by the late-row sweep, due now or waiting for their midnight. Their
+    /// plans made for that row are not in `lateness`.
+    public var foundLate = 0
     /// Notifications of users whose `unit_system` was neither metric nor imperial.
     public var unknownUnitSystems = 0
     /// Regenerated users per due reason (`settings_changed`, `phase_switch`, …): a user
@@ -32,6 +36,7 @@ public struct RunCounts: Sendable, Equatable {
         lhs.rejected += rhs.rejected
         lhs.notifications += rhs.notifications
         lhs.unknownUsers += rhs.unknownUsers
+        lhs.foundLate += rhs.foundLate
         lhs.unknownUnitSystems += rhs.unknownUnitSystems
         lhs.usersByReason.merge(rhs.usersByReason, uniquingKeysWith: +)
         lhs.rejectionsByField.merge(rhs.rejectionsByField, uniquingKeysWith: +)
@@ -150,7 +155,7 @@ extension PlanStore {
                    due = \(counts.due), created = \(counts.created), changed = \(counts.changed),
                    unchanged = \(counts.unchanged), skipped_incomplete = \(counts.skippedIncomplete),
                    rejected = \(counts.rejected), notifications = \(counts.notifications),
-                   unknown_users = \(counts.unknownUsers), duration_ms = \(durationMs), error = \(bind: error),
+                   unknown_users = \(counts.unknownUsers), found_late = \(counts.foundLate), duration_ms = \(durationMs), error = \(bind: error),
                    partitions_held_by_others = \(partitionsHeldByOthers)
             WHERE run_id = \(runID)
             """, purpose: "recording the end of run \(runID)")

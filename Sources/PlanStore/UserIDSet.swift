@@ -66,6 +66,31 @@ public struct UserIDSet: Sendable {
 
     public var isEmpty: Bool { count == 0 }
 
+    /// Whether `id` is in the set: a binary search of the chunks, or of the ids of a sparse
+    /// set. Not for a set made `inGivenOrder`, whose ids are not sorted.
+    public func contains(_ id: Int64) -> Bool {
+        switch storage {
+        case .list(let list):
+            if let index = Self.firstIndex(in: list, notBelow: id) { return list[index] == id }
+            return false
+        case .bitmaps(let keys, let words):
+            let key = id >> Self.chunkShift
+            guard let chunk = Self.firstIndex(in: keys, notBelow: key), keys[chunk] == key else { return false }
+            let bit = Int(id - (key << Self.chunkShift))
+            return words[chunk * Self.wordsPerChunk + bit / 64] & (1 << UInt64(bit % 64)) != 0
+        }
+    }
+
+    /// The first index of ascending `values` whose value is at least `value`; nil if none.
+    private static func firstIndex(in values: [Int64], notBelow value: Int64) -> Int? {
+        var low = 0, high = values.count
+        while low < high {
+            let middle = (low + high) / 2
+            if values[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low < values.count ? low : nil
+    }
+
     /// Where reading stands: a chunk (or a list index) and the next possible id's bit in it.
     public struct Position: Sendable {
         var chunk = 0

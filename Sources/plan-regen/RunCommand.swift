@@ -34,6 +34,7 @@ struct RunCommand: ParsableCommand {
               plan-regen run --as-of 2026-03-16T00:15:00Z
               plan-regen run --as-of 2031-01-01T00:15:00Z --allow-future   # tests, demos
               plan-regen run --user 42 --user 43 --dry-run
+              plan-regen run --sweep-all        # after an import or a restore
               plan-regen run --notifications /var/spool/plan-regen/notifications.jsonl
               plan-regen run --workers 4        # four batches at once (a remote database)
               plan-regen run --shard 0/2        # with another process running --shard 1/2
@@ -82,6 +83,17 @@ struct RunCommand: ParsableCommand {
     var changeLookback: Int64 = 3600
 
     @Option(help: ArgumentHelp(
+        "Compare every user's row with what the job saw once per this many seconds (the late-row sweep).",
+        discussion: "A row that becomes visible with an updated_at older than the watermark (an import, a restore, "
+            + "an offline edit synced late) is planned by the first run at least this long plus the time between "
+            + "runs after it was committed.",
+        valueName: "seconds"))
+    var sweepPeriod: Int64 = LateRowSweep.defaultPeriodSeconds
+
+    @ArgumentParser.Flag(help: "Compare every user's row in this run (after an import or a restore of user_settings).")
+    var sweepAll = false
+
+    @Option(help: ArgumentHelp(
         "Seconds after its last progress that a run's claim on its user partitions lapses (a dead run's users are then taken over).",
         valueName: "seconds"))
     var claimTTL: Int = 120
@@ -113,6 +125,8 @@ struct RunCommand: ParsableCommand {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
         guard (1...64).contains(workers ?? 1) else { throw ValidationError("--workers must be between 1 and 64") }
         guard changeLookback >= 0 else { throw ValidationError("--change-lookback cannot be negative") }
+        guard sweepPeriod >= 60 else { throw ValidationError("--sweep-period must be at least 60 seconds") }
+        if sweepAll, !users.isEmpty { throw ValidationError("--sweep-all and --user cannot be combined") }
         guard claimTTL >= 1 else { throw ValidationError("--claim-ttl must be at least 1 second") }
         guard overlapLimit >= 1 else { throw ValidationError("--overlap-limit must be at least 1 second") }
         if metricsFile != nil, dryRun {
@@ -154,7 +168,9 @@ struct RunCommand: ParsableCommand {
                 asOf: runAsOf,
                 manualUsers: users, dryRun: dryRun, batchSize: batchSize,
                 workers: workers ?? WorkerThreads.defaultCount, shard: shard,
-                changeLookbackSeconds: changeLookback, binaryVersion: binaryVersion,
+                changeLookbackSeconds: changeLookback,
+                lateRowSweep: LateRowSweep(periodSeconds: sweepPeriod, wholeSweep: sweepAll),
+                binaryVersion: binaryVersion,
                 claimTTL: .seconds(claimTTL), overlapLimit: .seconds(overlapLimit),
                 asOfLeadLimit: allowFuture ? nil : .seconds(300),
                 stopRequested: { stop.isRequested }, progress: progressLine.report))
@@ -171,7 +187,7 @@ struct RunCommand: ParsableCommand {
             "due": "\(c.due)", "created": "\(c.created)", "changed": "\(c.changed)",
             "unchanged": "\(c.unchanged)", "skipped_incomplete": "\(c.skippedIncomplete)",
             "rejected": "\(c.rejected)", "notifications": "\(c.notifications)",
-            "unknown_users": "\(c.unknownUsers)", "duration_ms": "\(summary.durationMs)",
+            "unknown_users": "\(c.unknownUsers)", "found_late": "\(c.foundLate)", "duration_ms": "\(summary.durationMs)",
             "stopped_early": "\(summary.stoppedEarly)", "round_trips": "\(summary.roundTrips)",
             "connections": "\(summary.connections)", "batches": "\(summary.batches)",
             "round_trips_per_batch": "\(summary.batches == 0 ? "0" : String(format: "%.1f", Double(summary.batchRoundTrips) / Double(summary.batches)))",

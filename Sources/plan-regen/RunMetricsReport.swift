@@ -33,9 +33,10 @@ extension RunCommand {
             do {
                 let store = try connection.openStore(for: .readOnly)
                 backlog = try store.outboxBacklog()
+                let partitions = shard.map { UserPartitions.forShard(index: $0.index, of: $0.count) }
                 context.due = try store.dueBacklog(
-                    asOf: asOf, overdueAfterSeconds: MetricsContext.overdueAfterSeconds,
-                    partitions: shard.map { UserPartitions.forShard(index: $0.index, of: $0.count) })
+                    asOf: asOf, overdueAfterSeconds: MetricsContext.overdueAfterSeconds, partitions: partitions)
+                context.sweep = try store.sweepProgress(partitions: partitions)
             } catch {
                 logger.warning("metrics written without the outbox backlog or the due users", metadata: ["error": "\(error)"])
             }

@@ -74,8 +74,9 @@ final class InMemoryRunStore: RunStore, @unchecked Sendable {
         SelectionStart(oldestWatermark: nil, plansUnderOtherRules: false)
     }
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {}
-    func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool) throws
-        -> DueUserSelection {
+    func advanceSweep(of partitions: [Int], to position: SweepPosition) throws {}
+    func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool,
+                  lateRows: [LateRowSlice]) throws -> DueUserSelection {
         DueUserSelection(userIDs: UserIDSet(users.filter { partitions.contains(UserPartitions.partition(of: $0)) }),
                          newestUpdatedAt: nil)
     }

@@ -10,7 +10,8 @@ import Testing
 /// scheduled runs every three hours through PgBouncer in
 /// transaction mode (two server connections), with faults drawn at random at every tick —
 /// kill -9 anywhere in a run, two runs at once, a fast restart of the PostgreSQL server, a
-/// pooler restart — against the same timeline run directly without faults. A tick whose
+/// pooler restart — against the same timeline run directly without faults. The app's
+/// writes include late rows (imports keeping old `updated_at`, offline edits synced late). A tick whose
 /// run failed is run again at the same instant, as ops (or the next timer tick) would.
 /// At the end the plans (user, date, reasons, snapshot, previous, diff) and states are the
 /// same, and every notification of the fault-free timeline was emitted with the same bytes.
@@ -56,6 +57,31 @@ import Testing
                                 UPDATE user_settings SET current_weight_kg = current_weight_kg - 0.5, updated_at = \(asOf)
                                 WHERE user_id % 53 = \(day)
                                 """, purpose: "the app changing users on day \(day)")
+                        }
+                    }
+                    if tick % Self.ticksPerDay == 2 || tick % Self.ticksPerDay == 6 {
+                        // Late rows (plan-rules.md section 2): in the morning five users
+                        // imported with rows 30 days old; in the evening offline edits made
+                        // 8 hours before sync, older than the watermark's look-back.
+                        let day = tick / Self.ticksPerDay
+                        let lateRows: SQLQuery = tick % Self.ticksPerDay == 2
+                            ? """
+                                INSERT INTO user_settings (user_id, date_of_birth, gender, height_cm, current_weight_kg,
+                                    target_weight_kg, primary_goal, target_date, activity_level, dietary_preferences,
+                                    allergies, meals_per_day, timezone, onboarding_completed, locale, unit_system, updated_at)
+                                SELECT 100000 + \(day) * 10 + g, date_of_birth, gender, height_cm, current_weight_kg,
+                                       target_weight_kg, primary_goal, target_date, activity_level, dietary_preferences,
+                                       allergies, meals_per_day, timezone, onboarding_completed, locale, unit_system,
+                                       \(asOf.adding(seconds: -30 * 86_400))::timestamptz
+                                FROM user_settings, generate_series(1, 5) AS g WHERE user_id = \(day + 1)
+                                """
+                            : """
+                                UPDATE user_settings SET current_weight_kg = current_weight_kg - 0.3,
+                                       updated_at = \(asOf.adding(seconds: -8 * 3600))
+                                WHERE user_id % 61 = \(day) AND user_id < 100000
+                                """
+                        for connection in [try reference.owner(), try cluster.connect(database: "app")] {
+                            try connection.execute(lateRows, purpose: "late rows on day \(day)")
                         }
                     }
                     let arguments = ["--as-of", asOf.rfc3339, "--batch-size", "20"]
@@ -129,6 +155,8 @@ import Testing
                 #expect(plans.0 == plans.1, "plan_history differs in \(KillTests.differences(plans.0, plans.1))")
                 let states = (try expected.stateFingerprints(), try actual.stateFingerprints())
                 #expect(states.0 == states.1, "plan_state differs in \(KillTests.differences(states.0, states.1))")
+                let foundLate = try expected.count("SELECT coalesce(sum(found_late), 0)::int8 FROM plan_runs")
+                #expect(foundLate >= Self.days * 5, "every imported user found late, and the late syncs")
                 let consistency = try actual.consistency()
                 #expect(consistency.isConsistent && consistency.pendingNotifications == 0, "\(consistency)")
                 #expect(try actual.heldClaims() == 0)
@@ -144,7 +172,7 @@ import Testing
                 try KillTests.expectPublishedSchemas(lines: Array(Set(referenceEmitted).union(emitted)),
                                                      history: try cluster.connect(database: "app"), what: "SoakTests")
                 print("""
-                    SoakTests: \(Self.days) days, \(Self.days * Self.ticksPerDay) ticks, faults \
+                    SoakTests: \(Self.days) days, \(Self.days * Self.ticksPerDay) ticks, \(foundLate) users found late, faults \
                     \(faults.sorted { "\($0.key)" < "\($1.key)" }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")); \
                     \(hits) met a run in progress; \(failedRuns) reruns failed again; \(plans.0.count) plans and \(states.0.count) states compared, \
                     \(KillTests.differences(plans.0, plans.1).count) differ; \(lineByID.count) notification ids, \

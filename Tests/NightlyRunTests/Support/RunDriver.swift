@@ -104,7 +104,8 @@ final class RunDriver {
     @discardableResult
     func run(at asOf: Instant, users: [Int64] = [], dryRun: Bool = false,
              notifications: NotificationSink? = nil, batchSize: Int = 2000, workers: Int = 1,
-             shard: Shard? = nil, overlapLimit: Duration = .seconds(3600)) throws -> RunSummary {
+             shard: Shard? = nil, overlapLimit: Duration = .seconds(3600),
+             lateRowSweep: LateRowSweep = LateRowSweep()) throws -> RunSummary {
         let conninfo = database.conninfo
         let runner = NightlyRunner(
             stores: .postgres(connect: { try PostgresConnection(conninfo: conninfo) }), zones: zones,
@@ -114,7 +115,7 @@ final class RunDriver {
         let summary = try runner.run(RunOptions(asOf: asOf, manualUsers: users, dryRun: dryRun,
                                                 batchSize: batchSize, workers: workers,
                                                 selectionShares: workers,  // whatever this machine's cores
-                                                shard: shard,
+                                                shard: shard, lateRowSweep: lateRowSweep,
                                                 overlapLimit: overlapLimit))
         if let runID = summary.runID { try expectSummaryMatchesTables(summary, runID: runID) }
         return summary
@@ -125,7 +126,7 @@ final class RunDriver {
         let row = try connection.query(
             """
             SELECT status, due, created, changed, unchanged, skipped_incomplete, rejected, notifications,
-                   unknown_users,
+                   unknown_users, found_late,
                    (SELECT count(*) FROM plan_history WHERE run_id = \(runID) AND previous IS NULL),
                    (SELECT count(*) FROM plan_history WHERE run_id = \(runID) AND previous IS NOT NULL),
                    (SELECT count(*) FROM notification_outbox WHERE run_id = \(runID)),
@@ -134,13 +135,13 @@ final class RunDriver {
             """, purpose: "reading run \(runID) and the rows it wrote").singleRow()
         let c = summary.counts
         #expect(try row.string(0) == summary.status.rawValue)
-        let recorded = try (1...8).map { try row.int($0) }
+        let recorded = try (1...9).map { try row.int($0) }
         #expect(recorded == [c.due, c.created, c.changed, c.unchanged, c.skippedIncomplete, c.rejected,
-                             c.notifications, c.unknownUsers], "plan_runs row of run \(runID)")
-        #expect(try row.int(9) == c.created, "first plans written by run \(runID)")
-        #expect(try row.int(10) == c.changed, "changed plans written by run \(runID)")
-        #expect(try row.int(11) == c.notifications, "outbox rows of run \(runID)")
-        #expect(try row.int(12) == c.rejected, "users with rejections in run \(runID)")
+                             c.notifications, c.unknownUsers, c.foundLate], "plan_runs row of run \(runID)")
+        #expect(try row.int(10) == c.created, "first plans written by run \(runID)")
+        #expect(try row.int(11) == c.changed, "changed plans written by run \(runID)")
+        #expect(try row.int(12) == c.notifications, "outbox rows of run \(runID)")
+        #expect(try row.int(13) == c.rejected, "users with rejections in run \(runID)")
     }
 
     // MARK: What the runs left behind
