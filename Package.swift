@@ -43,7 +43,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CGlibcMalloc"),
         .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: crossModuleOptimization),
-        .target(name: "PlanRules"),
+        .target(name: "PlanRules", swiftSettings: faultInjectionInDebugBuilds),
         .target(name: "ZoneFiles", dependencies: ["PlanRules"]),
         .target(name: "PlanJSON", dependencies: ["PlanRules"], swiftSettings: crossModuleOptimization),
         .target(name: "PlanStore", dependencies: ["Postgres", "PlanJSON", "PlanRules"], swiftSettings: crossModuleOptimization),

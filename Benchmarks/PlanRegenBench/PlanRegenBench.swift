@@ -208,7 +208,7 @@ struct PlanRegenBench: ParsableCommand {
                 day += 1
                 try database.pretendOlderRulesVersion()
                 log("\(users) users: rules-change run \(attempt)/\(repeats), no flags")
-                rulesRuns += logged(try job.run([runArgs(Self.t0.adding(seconds: day * 86_400))]))
+                rulesRuns += logged(try job.run([runArgs(Self.t0.adding(seconds: day * 86_400), ["--rules-at-once"])]))
                 try rulesFloor.load(after: attempt, of: repeats, database: database) {
                     let run = try database.count("SELECT max(run_id)::int AS n FROM plan_runs")
                     return try Floor.Files.dump(database: database, outputs: Self.outputs(ofRun: run),
@@ -225,7 +225,7 @@ struct PlanRegenBench: ParsableCommand {
             day += 1
             try database.pretendOlderRulesVersion()
             log("\(users) users: rules-change run, \(Self.olderHistoryMonths + 1) months of history, no flags")
-            let deep = logged(try job.run([runArgs(Self.t0.adding(seconds: day * 86_400))]))
+            let deep = logged(try job.run([runArgs(Self.t0.adding(seconds: day * 86_400), ["--rules-at-once"])]))
             report.add(Report.Row(scenario: "rules-change run, \(Self.olderHistoryMonths + 1) monthly partitions of history",
                                   users: users, config: defaults, runs: deep, floor: nil))
             try database.dropOlderHistory()

@@ -3,8 +3,9 @@ import Postgres
 extension DemoUsers {
     /// Makes every user's current plan (the history row `plan_state` points at) and state
     /// look as if rules version 2025.0, an older release, wrote them: the next scheduled
-    /// run regenerates every user, with reason rules_changed and `previous` filled. For the
-    /// tests and the benchmark's rules-change runs.
+    /// run with `--rules-at-once` regenerates every user, with reason rules_changed and
+    /// `previous` filled (without it, each at their rollout midnight). For the tests and the
+    /// benchmark's rules-change runs.
     public static func makeCurrentPlansLookOlder(in connection: PostgresConnection) throws {
         try connection.executeScript(
             """

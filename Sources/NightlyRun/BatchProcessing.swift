@@ -21,7 +21,8 @@ extension NightlyRunner {
     ///
     /// `lateCandidates`: the run's candidates found by the late-row sweep alone.
     func process(_ userIDs: [Int64], store: any RunStore, after partitionGuard: PartitionGuard? = nil,
-                 options: RunOptions, manual: Bool, lateCandidates: UserIDSet, logger: Logger) throws -> BatchOutcome {
+                 options: RunOptions, manual: Bool, lateCandidates: UserIDSet, rollout: RulesRollout,
+                 logger: Logger) throws -> BatchOutcome {
         var outcome = BatchOutcome(write: BatchWrite(reservingFor: userIDs.count))
         // Each user moved out of the batch (reversed once, then popped), so that it is a
         // local the calls below borrow: iterating copied each user out of the array, and
@@ -36,7 +37,7 @@ extension NightlyRunner {
             // Writing its state would leave a row for nobody; a manual rerun reports it.
             if !manual, user.row == nil, user.state == nil { continue }
             let evaluation = evaluate(row: user.row, state: user.state, at: options.asOf, manualRerun: manual,
-                                      zones: zones)
+                                      zones: zones, rollout: rollout)
             // Every candidate of the sweep has a row the watermark missed and the job has
             // not seen: found late, whether it is due now or waits for its midnight.
             let foundLate = !lateCandidates.isEmpty && user.row != nil && lateCandidates.contains(user.userID)
@@ -90,6 +91,13 @@ extension NightlyRunner {
         case .changed: outcome.counts.changed += 1
         case .unchanged: outcome.counts.unchanged += 1
         case .notDue, .skippedIncomplete, .rejected: break
+        case .leftToNewerRules:
+            // Never backwards: nothing is written. Due users whose scheduled check has come
+            // are counted by the run without being read (`dueUsersUnder`).
+            if !evaluation.reasons.isEmpty, user.storedNextCheck.map({ $0 > options.asOf }) ?? true {
+                outcome.counts.leftToNewerRules += 1
+            }
+            return
         }
         // A row version recorded as incomplete or rejected counts even when a scheduled
         // event regenerated the plan from the stored inputs in the same evaluation.
@@ -143,6 +151,13 @@ extension NightlyRunner {
             notificationLine = outcome.write.appendNotification(
                 id: notification.id, userID: user.userID, createdAt: options.asOf,
                 payload: notification.appendJSON(to:))
+        }
+        // A state a newer rules version wrote is left as it is unless a plan was written
+        // (a rollback): its judgements and schedule are that version's (section 2.1).
+        let stateOfNewerRules = user.storedRulesVersion.map { RulesVersionStanding(of: $0) == .newer } ?? false
+        if stateOfNewerRules, evaluation.history == nil, evaluation.rejections.isEmpty, !evaluation.recordedIncomplete,
+           evaluation.reasons.isEmpty {
+            return
         }
         // A new history row always changes the state (its current plan): the states, plans
         // and all, are compared only without one.

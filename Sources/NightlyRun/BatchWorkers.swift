@@ -71,12 +71,14 @@ extension NightlyRunner {
     /// After a worker fails, the others finish their batch in flight (committed and
     /// emitted) and stop; the first error is thrown.
     ///
-    /// `lateCandidates`: the candidates the late-row sweep found (`DueUsersSelected`).
-    func processBatches(_ queue: BatchQueue, lateCandidates: UserIDSet, mainStore: any RunStore, runID: Int64,
-                        options: RunOptions, manual: Bool, claims: ClaimKeeper?, logger: Logger) throws -> BatchesDone {
+    /// `lateCandidates`: the candidates the late-row sweep found (`DueUsersSelected`);
+    /// `rollout`: the rules version's rollout every evaluation uses.
+    func processBatches(_ queue: BatchQueue, lateCandidates: UserIDSet, rollout: RulesRollout, mainStore: any RunStore,
+                        runID: Int64, options: RunOptions, manual: Bool, claims: ClaimKeeper?,
+                        logger: Logger) throws -> BatchesDone {
         let workers = min(options.workers, max(1, (queue.candidateCount + queue.batchSize - 1) / queue.batchSize))
         let worker = BatchWorker(runner: self, queue: queue, runID: runID, options: options, manual: manual,
-                                 claims: claims, lateCandidates: lateCandidates)
+                                 claims: claims, lateCandidates: lateCandidates, rollout: rollout)
         if workers <= 1 {
             worker.work(store: mainStore, logger: logger)
         } else {
@@ -111,6 +113,7 @@ struct BatchWorker: Sendable {
     let manual: Bool
     let claims: ClaimKeeper?
     let lateCandidates: UserIDSet
+    let rollout: RulesRollout
 
     /// Takes batches until none is left. Each batch is one transaction — fence, load,
     /// evaluate, write — then its notification lines are emitted and marked emitted.
@@ -143,7 +146,7 @@ struct BatchWorker: Sendable {
     private func process(_ batch: [Int64], store: any RunStore, logger: Logger) throws -> BatchOutcome {
         if options.dryRun {
             let outcome = try runner.process(batch, store: store, options: options, manual: manual,
-                                             lateCandidates: lateCandidates, logger: logger)
+                                             lateCandidates: lateCandidates, rollout: rollout, logger: logger)
             try runner.report.emit(outcome.reportLines)
             return outcome
         }
@@ -157,7 +160,8 @@ struct BatchWorker: Sendable {
                 let partitionGuard: PartitionGuard = manual
                     ? .exclusively(partitions: partitions) : .claimedBy(runID: runID, partitions: partitions)
                 let outcome = try runner.process(batch, store: store, after: partitionGuard, options: options,
-                                                 manual: manual, lateCandidates: lateCandidates, logger: logger)
+                                                 manual: manual, lateCandidates: lateCandidates, rollout: rollout,
+                                                 logger: logger)
                 missingMonths = store.missingHistoryPartitions(for: outcome.write.history.map(\.planDate))
                 guard missingMonths.isEmpty else { return nil }
                 let notificationBatch = try store.write(outcome.write, runID: runID, generatedAt: options.asOf)
@@ -221,7 +225,8 @@ extension NightlyRunner {
             ? min(options.workers, held.count, options.selectionShares ?? WorkerThreads.usableCores()) : 1
         guard shareCount > 1 else {
             let selection = try store.dueUsers(asOf: options.asOf, partitions: held, changedSince: changedSince,
-                                               everyoneIsDue: start.everyoneIsDue, lateRows: lateRows)
+                                               everyoneIsDue: start.everyoneIsDue, lateRows: lateRows,
+                                               otherRulesVersions: start.selectedOtherRulesVersions)
             return DueUsersSelected(candidates: selection.userIDs,
                                     watermarks: selection.newestUpdatedAt.map { [(held, $0)] } ?? [],
                                     lateCandidates: selection.lateUserIDs)
@@ -241,7 +246,8 @@ extension NightlyRunner {
                 }
                 let selection = try store.dueUsers(asOf: options.asOf, partitions: shares[share],
                                                    changedSince: changedSince, everyoneIsDue: start.everyoneIsDue,
-                                                   lateRows: sharedLateRows)
+                                                   lateRows: sharedLateRows,
+                                                   otherRulesVersions: start.selectedOtherRulesVersions)
                 selectionRoundTrips.add(store.roundTrips, ordering: .relaxed)
                 return selection
             }

@@ -17,6 +17,10 @@ public struct RunSummary: Sendable {
     public var heldTooLong = false
     /// The run stopped between batches because a stop was requested (SIGTERM).
     public var stoppedEarly = false
+    /// The newest rules version among the users' states (this binary's when none is newer).
+    public var newestRulesVersionSeen: String?
+    /// When the binary's rules version started to roll out (nil: no plan of an older one yet).
+    public var rolloutStart: Instant?
     public var durationMs: Int64 = 0
     /// Round trips to the database (every connection of the run; connecting not
     /// included), and the connections opened: what a remote database's latency multiplies.
@@ -86,7 +90,7 @@ public struct NightlyRunner: Sendable {
                 asOf: options.asOf, dryRun: false, requestedUsers: manual ? options.manualUsers : nil,
                 shard: options.shard?.description, binaryVersion: options.binaryVersion,
                 rulesVersion: rulesVersion, tzdataVersion: zones.version,
-                host: me.host, pid: me.pid, processKey: me.key))
+                host: me.host, pid: me.pid, processKey: me.key, rulesAction: options.rulesAction))
             summary.runID = runID
             runLogger[metadataKey: "run_id"] = "\(runID)"
         }
@@ -114,10 +118,16 @@ public struct NightlyRunner: Sendable {
 
             var selected = DueUsersSelected(candidates: UserIDSet([]), watermarks: [])
             var sweep = LateRowSweep.Step()
+            // A `--user` rerun recomputes with this binary's version whatever the rollout.
+            var rollout = RulesRollout(atOnceForOlder: options.rulesAtOnce, atOnceForNewer: options.rulesRollback)
+            var newerRulesVersions: [String] = []
             if manual {
                 selected.candidates = UserIDSet(inGivenOrder: options.manualUsers)
             } else if !held.isEmpty {
-                let start = try store.selectionStart(of: held)
+                var start = try store.selectionStart(of: held)
+                rollout = try startRollout(rollout, start: &start, store: store, runID: runID, options: options,
+                                           summary: &summary, logger: runLogger)
+                if !options.rulesRollback { newerRulesVersions = start.newerRulesVersions }
                 let since = start.oldestWatermark.map { $0.adding(seconds: -options.changeLookbackSeconds) }
                 sweep = options.lateRowSweep.step(held: held, start: start, asOf: options.asOf,
                                                   everyRowRead: since == nil)
@@ -142,9 +152,9 @@ public struct NightlyRunner: Sendable {
             }
             runLogger.info("candidates selected", metadata: selectedMetadata)
 
-            let progress = try processBatches(batches, lateCandidates: selected.lateCandidates, mainStore: store,
-                                              runID: runID, options: options, manual: manual, claims: claims,
-                                              logger: runLogger)
+            let progress = try processBatches(batches, lateCandidates: selected.lateCandidates, rollout: rollout,
+                                              mainStore: store, runID: runID, options: options, manual: manual,
+                                              claims: claims, logger: runLogger)
             summary.counts += progress.counts
             summary.unknownUsers += progress.unknownUsers
             summary.stoppedEarly = progress.stoppedEarly
@@ -155,6 +165,15 @@ public struct NightlyRunner: Sendable {
             if summary.stoppedEarly {
                 runLogger.notice("stop requested; the batches done so far are committed and emitted",
                                  metadata: ["users_left": "\(batches.candidateCount - progress.usersDone)"])
+            }
+            if !newerRulesVersions.isEmpty {
+                summary.counts.leftToNewerRules += try store.dueUsersUnder(newerRulesVersions, asOf: options.asOf,
+                                                                           partitions: held)
+                runLogger.notice("users left to a newer rules version: never replaced by this binary", metadata: [
+                    "users": "\(summary.counts.leftToNewerRules)",
+                    "newest_rules_version": "\(summary.newestRulesVersionSeen ?? rulesVersion)",
+                    "rules_version": "\(rulesVersion)",
+                ])
             }
             if !options.dryRun, !manual, !summary.stoppedEarly, !newWatermarks.isEmpty || !sweep.positions.isEmpty {
                 // Fenced: only the holder of the partitions may move their watermarks and
@@ -179,7 +198,8 @@ public struct NightlyRunner: Sendable {
         if !options.dryRun {
             try store.finishRun(runID, status: summary.status, counts: summary.counts,
                                 partitionsHeldByOthers: summary.heldByOthers.count,
-                                durationMs: summary.durationMs, error: nil)
+                                durationMs: summary.durationMs, error: nil,
+                                newestRulesVersionSeen: summary.newestRulesVersionSeen)
             if claims != nil { try store.releaseClaims(runID: runID) }
         }
         summary.roundTrips += store.roundTrips
@@ -188,6 +208,40 @@ public struct NightlyRunner: Sendable {
                             metadata: ["user_id": "\(userID)"])
         }
         return summary
+    }
+
+    /// The rules version's rollout for a scheduled run (plan-rules.md section 2.1): the
+    /// first run that finds a plan of an older version records its instant as the rollout
+    /// start (a dry run only assumes it); a rollback forgets newer versions' starts and
+    /// selects their users. Sets which other versions' states the selection reads.
+    private func startRollout(_ rollout: RulesRollout, start: inout SelectionStart, store: any RunStore, runID: Int64,
+                              options: RunOptions, summary: inout RunSummary, logger: Logger) throws -> RulesRollout {
+        var rollout = rollout
+        rollout.start = start.rolloutStart
+        let newer = start.newerRulesVersions
+        summary.newestRulesVersionSeen = newer.max { RulesVersionStanding(of: $0, against: $1) == .older } ?? rulesVersion
+        start.selectedOtherRulesVersions = start.olderRulesVersions + (options.rulesRollback ? newer : [])
+        if rollout.start == nil, !start.olderRulesVersions.isEmpty {
+            if options.dryRun {
+                rollout.start = options.asOf
+            } else {
+                let recorded = try store.recordRolloutStart(of: rulesVersion, at: options.asOf, runID: runID)
+                rollout.start = recorded
+                logger.notice("rules version rollout started: users with plans of older versions get it at their next local midnight",
+                              metadata: ["rules_version": "\(rulesVersion)", "rollout_start": "\(recorded.rfc3339)",
+                                         "older_versions": "\(start.olderRulesVersions.joined(separator: ","))"])
+            }
+        }
+        if options.rulesRollback, !options.dryRun {
+            let forgotten = try store.rulesRollouts().map(\.rulesVersion).filter { RulesVersionStanding(of: $0) == .newer }
+            try store.forgetRollouts(of: forgotten)
+            if !forgotten.isEmpty {
+                logger.notice("rollback: the rollouts of newer rules versions are forgotten",
+                              metadata: ["rules_versions": "\(forgotten.joined(separator: ","))"])
+            }
+        }
+        summary.rolloutStart = rollout.start
+        return rollout
     }
 
     /// Throws `RunError.asOfAhead` when `asOf` is more than `limit` ahead of the database's
@@ -257,7 +311,8 @@ public struct NightlyRunner: Sendable {
         guard let target else { return }
         try? target.finishRun(runID, status: .failed, counts: summary.counts,
                               partitionsHeldByOthers: summary.heldByOthers.count,
-                              durationMs: summary.durationMs, error: "\(error)")
+                              durationMs: summary.durationMs, error: "\(error)",
+                              newestRulesVersionSeen: summary.newestRulesVersionSeen)
         try? target.releaseClaims(runID: runID)
     }
 

@@ -23,6 +23,22 @@ public struct RunOptions: Sendable {
     public var changeLookbackSeconds: Int64
     /// `--sweep-period`, `--sweep-all`: how the run finds rows older than the watermark.
     public var lateRowSweep: LateRowSweep
+    /// `--rules-at-once`: users whose plan an older rules version made are due at once (an
+    /// urgent correction), not at their rollout midnight (plan-rules.md section 2.1).
+    public var rulesAtOnce: Bool
+    /// `--rules-rollback`: users whose plan a newer rules version made are due at once, and
+    /// the newer versions' rollout starts are forgotten.
+    public var rulesRollback: Bool
+
+    /// How `plan_runs.rules_action` records `rulesAtOnce` and `rulesRollback`.
+    public var rulesAction: String? {
+        switch (rulesAtOnce, rulesRollback) {
+        case (false, false): nil
+        case (true, false): "at_once"
+        case (false, true): "rollback"
+        case (true, true): "both"
+        }
+    }
     public var binaryVersion: String
     /// `--claim-ttl`: a scheduled run's claim on its partitions lapses this long after its
     /// last sign of progress, so another run can take over from a run that died.
@@ -44,7 +60,7 @@ public struct RunOptions: Sendable {
     public init(asOf: Instant, manualUsers: [Int64] = [], dryRun: Bool = false, batchSize: Int = 2000,
                 workers: Int = 1, selectionShares: Int? = nil, shard: Shard? = nil,
                 changeLookbackSeconds: Int64 = 3600, lateRowSweep: LateRowSweep = LateRowSweep(),
-                binaryVersion: String = "dev",
+                rulesAtOnce: Bool = false, rulesRollback: Bool = false, binaryVersion: String = "dev",
                 claimTTL: Duration = .seconds(120), overlapLimit: Duration = .seconds(3600),
                 asOfLeadLimit: Duration? = nil,
                 stopRequested: @escaping @Sendable () -> Bool = { false },
@@ -58,6 +74,8 @@ public struct RunOptions: Sendable {
         self.shard = shard
         self.changeLookbackSeconds = changeLookbackSeconds
         self.lateRowSweep = lateRowSweep
+        self.rulesAtOnce = rulesAtOnce
+        self.rulesRollback = rulesRollback
         self.binaryVersion = binaryVersion
         self.claimTTL = claimTTL
         self.overlapLimit = overlapLimit

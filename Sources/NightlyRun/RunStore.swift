@@ -18,7 +18,7 @@ public protocol RunStore: AnyObject {
     // The run's record (`plan_runs`).
     func startRun(_ record: RunRecord) throws -> Int64
     func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, partitionsHeldByOthers: Int,
-                   durationMs: Int64, error: String?) throws
+                   durationMs: Int64, error: String?, newestRulesVersionSeen: String?) throws
     func runningRuns(except runID: Int64) throws -> [(runID: Int64, processKey: String?)]
     func markAbandoned(_ runIDs: [Int64], by runID: Int64) throws
 
@@ -35,12 +35,18 @@ public protocol RunStore: AnyObject {
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws
     func advanceSweep(of partitions: [Int], to position: SweepPosition) throws
     func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool,
-                  lateRows: [LateRowSlice]) throws -> DueUserSelection
+                  lateRows: [LateRowSlice], otherRulesVersions: [String]) throws -> DueUserSelection
     func everyUserByIDRange(asOf: Instant, partitions: [Int]) throws -> DueUserSelection?
     func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard?) throws -> [LoadedUser]
     func missingHistoryPartitions(for dates: [LocalDate]) -> [LocalDate]
     func ensureHistoryPartitions(for dates: [LocalDate]) throws
     func write(_ batch: BatchWrite, runID: Int64, generatedAt: Instant) throws -> Int64?
+
+    // Rules versions' rollouts (RulesRollouts.swift).
+    func rulesRollouts() throws -> [RulesRolloutRecord]
+    func recordRolloutStart(of version: String, at instant: Instant, runID: Int64) throws -> Instant
+    func forgetRollouts(of versions: [String]) throws
+    func dueUsersUnder(_ versions: [String], asOf: Instant, partitions: [Int]) throws -> Int
 
     // The outbox.
     func pendingNotifications(partitions: [Int], limit: Int) throws -> [PendingNotification]

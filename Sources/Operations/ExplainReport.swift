@@ -20,7 +20,11 @@ public struct ExplainReport: Sendable {
         guard let user = try store.loadUsers([userID]).first, user.row != nil || user.state != nil else { return nil }
         var latest: HistoryRecord?
         try store.forEachHistoryRecord(in: HistoryRange(userID: userID, limit: 1)) { latest = $0 }
-        var outlook = PlanOutlook(row: user.row, state: user.state, asOf: asOf, zones: zones, format: format)
+        // Before the rollout of this binary's version starts, a run would start it now.
+        let recordedStart = try store.rulesRollouts().first { $0.rulesVersion == rulesVersion }?.startedAt
+        let rollout = RulesRollout(start: recordedStart ?? asOf)
+        var outlook = PlanOutlook(row: user.row, state: user.state, asOf: asOf, zones: zones, format: format,
+                                  rollout: rollout)
         if let late = try lateRowNote(store: store, user: user) { outlook.lines.insert(late, at: 0) }
         return ExplainReport(
             userID: userID,

@@ -7,9 +7,11 @@ import PlanRules
 public struct PlanOutlook: Sendable {
     public var lines: [String]
 
-    /// - Parameter format: how numbers and dates are written (`explain --locale`).
+    /// - Parameters:
+    ///   - format: how numbers and dates are written (`explain --locale`).
+    ///   - rollout: the binary's rules version's rollout, as the runs would use it.
     public init(row: UserSettingsRow?, state: UserPlanState?, asOf: Instant, zones: ZoneDatabase,
-                format: ReadableFormat = .standard) {
+                format: ReadableFormat = .standard, rollout: RulesRollout = RulesRollout()) {
         guard let row else {
             lines = ["No user_settings row: nothing happens until the app writes one."]
             return
@@ -32,15 +34,19 @@ public struct PlanOutlook: Sendable {
                          + "it takes effect at the user's first local midnight after that write.")
         }
 
-        let now = evaluate(row: row, state: state, at: asOf, manualRerun: false, zones: zones)
+        let now = evaluate(row: row, state: state, at: asOf, manualRerun: false, zones: zones, rollout: rollout)
         var following = (state: state, at: now.nextScheduledCheck)
-        if now.outcome != .notDue {
+        if now.outcome == .leftToNewerRules {
+            lines.append("Left to a newer rules version (\(state.currentPlan?.rulesVersion ?? "?")): this binary "
+                         + "(rules \(rulesVersion)) never replaces its plan; `run --rules-rollback` or `run --user` would.")
+        } else if now.outcome != .notDue {
             lines.append("Due now: a run at \(asOf.rfc3339) would act on the plan for \(format.date(now.planDate)): "
                          + Self.describe(now, format, missing: missing))
             following = (now.newState, now.nextScheduledCheck)
         }
         if let at = following.at {
-            let later = evaluate(row: row, state: following.state, at: at, manualRerun: false, zones: zones)
+            let later = evaluate(row: row, state: following.state, at: at, manualRerun: false, zones: zones,
+                                 rollout: rollout)
             lines.append("Next scheduled check: \(at.rfc3339) (local midnight of \(format.date(later.planDate))): "
                          + Self.describe(later, format, missing: missing))
         } else if now.outcome == .notDue {

@@ -29,7 +29,13 @@ public struct DueUserSelection: Sendable {
 /// What a run knows before it selects its users (`selectionStart(of:)`).
 public struct SelectionStart: Sendable {
     public var oldestWatermark: Instant?
-    public var plansUnderOtherRules: Bool
+    /// The rules versions of the users' latest evaluations other than the job's that the
+    /// run selects every state of: the older ones, whose users the job's version evaluates
+    /// once (then they wait for their rollout midnight, section 2.1), and after a rollback
+    /// the newer ones too (`PlanStore.dueUsers`).
+    public var selectedOtherRulesVersions: [String]
+    /// The distinct rules versions of the users' latest evaluations (`plan_state`).
+    public var rulesVersionsInUse: [String]
     /// Some `plan_state` row carries this binary's rules version: a user has been evaluated
     /// under these rules already (true when unknown: the selection then stays exact).
     public var plansUnderTheseRules: Bool
@@ -37,11 +43,14 @@ public struct SelectionStart: Sendable {
     public var sweepPositions: [Int: SweepPosition]
     /// The lowest and highest `user_settings.user_id`; nil when the table is empty.
     public var userIDs: ClosedRange<Int64>?
+    /// The recorded rollout start of the job's rules version (sql/0014), if any.
+    public var rolloutStart: Instant?
 
-    public init(oldestWatermark: Instant?, plansUnderOtherRules: Bool, plansUnderTheseRules: Bool = true,
+    public init(oldestWatermark: Instant?, rulesVersionsInUse: [String] = [], plansUnderTheseRules: Bool = true,
                 sweepPositions: [Int: SweepPosition] = [:], userIDs: ClosedRange<Int64>? = nil) {
         self.oldestWatermark = oldestWatermark
-        self.plansUnderOtherRules = plansUnderOtherRules
+        self.rulesVersionsInUse = rulesVersionsInUse
+        self.selectedOtherRulesVersions = rulesVersionsInUse.filter { RulesVersionStanding(of: $0) == .older }
         self.plansUnderTheseRules = plansUnderTheseRules
         self.sweepPositions = sweepPositions
         self.userIDs = userIDs
@@ -49,7 +58,11 @@ public struct SelectionStart: Sendable {
 
     /// Every user of the partitions may be a candidate (no watermark yet, or a new rules
     /// version): the selection reads a whole table's worth of users.
-    public var everyoneMayBeDue: Bool { oldestWatermark == nil || plansUnderOtherRules }
+    public var everyoneMayBeDue: Bool { oldestWatermark == nil || !selectedOtherRulesVersions.isEmpty }
+
+    /// The versions in use older than the job's, and newer (section 2.1's order).
+    public var olderRulesVersions: [String] { rulesVersionsInUse.filter { RulesVersionStanding(of: $0) == .older } }
+    public var newerRulesVersions: [String] { rulesVersionsInUse.filter { RulesVersionStanding(of: $0) == .newer } }
 
     /// Every user of the partitions is a candidate: no watermark yet, so every row counts as
     /// changed, and nobody evaluated under these rules yet (a first run). The candidates
@@ -103,15 +116,16 @@ extension PlanStore {
             SELECT p.partition, \(sql: microseconds("w.settings_watermark")) AS watermark,
                    w.sweep_next_user_id, \(sql: microseconds("w.swept_at")) AS swept_at,
                    \(sql: microseconds("w.sweep_completed_at")) AS sweep_completed_at, w.sweep_period_seconds,
-                   x.other_rules, x.these_rules, x.low_user_id, x.high_user_id
+                   x.versions, \(sql: microseconds("x.rollout_start")) AS rollout_start, x.low_user_id, x.high_user_id
             FROM unnest(\(partitions)::int[]) AS p(partition)
             LEFT JOIN plan_watermarks w ON w.partition = p.partition
-            CROSS JOIN (SELECT EXISTS (SELECT FROM plan_state WHERE \(sql: Self.underOtherRules(rulesVersion))) AS other_rules,
-                               EXISTS (SELECT FROM plan_state WHERE rules_version = \(bind: rulesVersion)) AS these_rules,
+            CROSS JOIN (SELECT (\(sql: Self.rulesVersionsInUse)) AS versions,
+                               (SELECT started_at FROM plan_rules_rollouts WHERE rules_version = \(bind: rulesVersion))
+                                   AS rollout_start,
                                (SELECT min(user_id) FROM user_settings) AS low_user_id,
                                (SELECT max(user_id) FROM user_settings) AS high_user_id) x
             """, purpose: "reading change watermarks and sweep positions")
-        var start = SelectionStart(oldestWatermark: nil, plansUnderOtherRules: false, plansUnderTheseRules: true)
+        var start = SelectionStart(oldestWatermark: nil)
         var watermarks: [Instant?] = []
         for row in rows {
             let partition = try row.int("partition")
@@ -123,8 +137,11 @@ extension PlanStore {
                     completedAt: try row.optionalInt64("sweep_completed_at").map(Instant.init(microsecondsSinceEpoch:)),
                     periodSeconds: period)
             }
-            start.plansUnderOtherRules = try row.bool("other_rules")
-            start.plansUnderTheseRules = try row.bool("these_rules")
+            let versions = try row.optionalStringArray("versions")?.compactMap { $0 } ?? []
+            start.rulesVersionsInUse = versions
+            start.selectedOtherRulesVersions = versions.filter { RulesVersionStanding(of: $0) == .older }
+            start.plansUnderTheseRules = versions.contains(rulesVersion)
+            start.rolloutStart = try row.optionalInt64("rollout_start").map(Instant.init(microsecondsSinceEpoch:))
             if let low = try row.optionalInt64("low_user_id"), let high = try row.optionalInt64("high_user_id") {
                 start.userIDs = low...high
             }
@@ -172,8 +189,11 @@ extension PlanStore {
     ///
     /// `lateRows` adds the ids of those slices whose row is older than `changedSince` and
     /// later than the `updated_at` the job saw (or that have no state): the late-row sweep.
+    ///
+    /// `otherRulesVersions`: the states under these versions are every one a candidate
+    /// (`SelectionStart.selectedOtherRulesVersions`).
     public func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool = false,
-                         lateRows: [LateRowSlice] = []) throws -> DueUserSelection {
+                         lateRows: [LateRowSlice] = [], otherRulesVersions: [String] = []) throws -> DueUserSelection {
         var ids = UserIDSet.Builder()
         var lateIDs = UserIDSet.Builder()
         var newest: Instant? = nil
@@ -197,7 +217,7 @@ extension PlanStore {
             var selection = everyoneIsDue
                 ? Self.everyUser(asOf: asOf, partitions: partitions)
                 : Self.changedOrDueUsers(asOf: asOf, partitions: partitions, changedSince: changedSince,
-                                         rulesVersion: rulesVersion)
+                                         otherRulesVersions: otherRulesVersions)
             if let changedSince {
                 for slice in lateRows {
                     for range in slice.userIDs {
@@ -256,7 +276,7 @@ extension PlanStore {
     /// Rows written since `changedSince` (all rows without it) that the job has not seen,
     /// and the states whose check has come or whose plan is under other rules.
     private static func changedOrDueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?,
-                                          rulesVersion: String) -> SQLQuery {
+                                          otherRulesVersions: [String]) -> SQLQuery {
         let part = UserPartitions.sql
         return """
             WITH changed AS MATERIALIZED (
@@ -271,7 +291,8 @@ extension PlanStore {
             SELECT user_id, NULL::int8 AS newest_updated_at, false AS late FROM changed WHERE NOT scheduled
             UNION ALL
             SELECT user_id, NULL, false FROM plan_state
-            WHERE \(sql: stateIsDue(asOf: asOf, rulesVersion: rulesVersion))
+            WHERE (\(sql: scheduledCheckHasCome(asOf: asOf, under: [rulesVersion]))
+                   OR rules_version = ANY(\(otherRulesVersions)::text[]))
               AND \(sql: part("user_id")) = ANY(\(partitions)::int[])
             UNION ALL
             SELECT NULL, \(sql: microseconds("max(updated_at)")), false

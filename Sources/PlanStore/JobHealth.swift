@@ -6,9 +6,10 @@ import Postgres
 // a hot standby) and use indexes or small tables only.
 
 /// Users the job knows are due: their `plan_state.next_check_at` (the local midnight of a
-/// pending settings change, a phase switch or a birthday) has come, or they were last
-/// evaluated under another rules version. A settings row written since the last run is not
-/// counted: no run has read it yet.
+/// pending settings change, a phase switch, a birthday or their rollout of new rules) has
+/// come; users left to a newer rules version are not counted, nor users waiting for their
+/// rollout midnight. A settings row written since the last run is not counted: no run has
+/// read it yet.
 public struct DueBacklog: Sendable, Equatable {
     /// Users due at the instant asked about.
     public var due: Int
@@ -80,21 +81,15 @@ public struct RecordedRun: Sendable, Equatable {
 }
 
 extension PlanStore {
-    /// `plan_state` rows due at `asOf` for `rulesVersion`: both ranges of the
-    /// `plan_state(rules_version, next_check_at)` index. The run's candidate selection and
-    /// the due backlog share it, so `status` counts exactly the users a run would pick.
-    static func stateIsDue(asOf: Instant, rulesVersion: String) -> SQLQuery {
+    /// `plan_state` rows whose scheduled check (`next_check_at`) has come at `asOf`, of
+    /// users last evaluated under one of `versions` or never (`rules_version` NULL): ranges
+    /// of the `plan_state(rules_version, next_check_at)` index. The run's candidate
+    /// selection and the due backlog share it, so `status` counts the users a run would pick.
+    static func scheduledCheckHasCome(asOf: Instant, under versions: [String]) -> SQLQuery {
         """
-        (rules_version = \(bind: rulesVersion) AND next_check_at <= \(asOf)::timestamptz \
-        OR rules_version IS NULL AND next_check_at <= \(asOf)::timestamptz \
-        OR \(sql: underOtherRules(rulesVersion)))
+        (rules_version = ANY(\(versions)::text[]) AND next_check_at <= \(asOf)::timestamptz \
+        OR rules_version IS NULL AND next_check_at <= \(asOf)::timestamptz)
         """
-    }
-
-    /// `plan_state` rows of a plan under another rules version than `rulesVersion`: the
-    /// index ranges before and after it (not `<>`, which no index serves).
-    static func underOtherRules(_ rulesVersion: String) -> SQLQuery {
-        "(rules_version < \(bind: rulesVersion) OR rules_version > \(bind: rulesVersion))"
     }
 
     /// The users due at `asOf` (of `partitions`, or all), those due for longer than
@@ -108,7 +103,7 @@ extension PlanStore {
                    count(*) FILTER (WHERE next_check_at <= \(overdueAt)::timestamptz) AS overdue,
                    \(sql: microseconds("min(next_check_at) FILTER (WHERE next_check_at <= \(asOf)::timestamptz)")) AS oldest
             FROM plan_state
-            WHERE \(sql: Self.stateIsDue(asOf: asOf, rulesVersion: rulesVersion))
+            WHERE \(sql: Self.scheduledCheckHasCome(asOf: asOf, under: try notNewerRulesVersions()))
               AND (\(partitions)::int[] IS NULL OR \(sql: UserPartitions.sql("user_id")) = ANY(\(partitions)::int[]))
             """, purpose: "counting the users due").singleRow()
         return DueBacklog(

@@ -15,6 +15,9 @@ public struct RunCounts: Sendable, Equatable {
     /// yet seen: found by the late-row sweep, due now or waiting for their midnight. Their
     /// plans made for that row are not in `lateness`.
     public var foundLate = 0
+    /// Due users whose current plan a newer rules version made: a scheduled run leaves
+    /// them (plan-rules.md section 2.1).
+    public var leftToNewerRules = 0
     /// Notifications of users whose `unit_system` was neither metric nor imperial.
     public var unknownUnitSystems = 0
     /// Regenerated users per due reason (`settings_changed`, `phase_switch`, …): a user
@@ -37,6 +40,7 @@ public struct RunCounts: Sendable, Equatable {
         lhs.notifications += rhs.notifications
         lhs.unknownUsers += rhs.unknownUsers
         lhs.foundLate += rhs.foundLate
+        lhs.leftToNewerRules += rhs.leftToNewerRules
         lhs.unknownUnitSystems += rhs.unknownUnitSystems
         lhs.usersByReason.merge(rhs.usersByReason, uniquingKeysWith: +)
         lhs.rejectionsByField.merge(rhs.rejectionsByField, uniquingKeysWith: +)
@@ -94,10 +98,12 @@ public struct RunRecord: Sendable {
     public var host: String?
     public var pid: Int?
     public var processKey: String?
+    /// What the operator asked of rules versions (`at_once`, `rollback`, `both`), nil for none.
+    public var rulesAction: String?
 
     public init(asOf: Instant, dryRun: Bool, requestedUsers: [Int64]?, shard: String?,
                 binaryVersion: String, rulesVersion: String, tzdataVersion: String,
-                host: String? = nil, pid: Int? = nil, processKey: String? = nil) {
+                host: String? = nil, pid: Int? = nil, processKey: String? = nil, rulesAction: String? = nil) {
         self.asOf = asOf
         self.dryRun = dryRun
         self.requestedUsers = requestedUsers
@@ -108,6 +114,7 @@ public struct RunRecord: Sendable {
         self.host = host
         self.pid = pid
         self.processKey = processKey
+        self.rulesAction = rulesAction
     }
 }
 
@@ -137,25 +144,29 @@ extension PlanStore {
         let result = try connection.query(
             """
             INSERT INTO plan_runs (as_of, dry_run, requested_users, shard, binary_version,
-                                   rules_version, tzdata_version, host, pid, process_key)
+                                   rules_version, tzdata_version, host, pid, process_key, rules_action)
             VALUES (\(record.asOf), \(record.dryRun), \(record.requestedUsers)::bigint[], \(bind: record.shard),
                     \(bind: record.binaryVersion), \(bind: record.rulesVersion), \(bind: record.tzdataVersion),
-                    \(bind: record.host), \(record.pid), \(bind: record.processKey))
+                    \(bind: record.host), \(record.pid), \(bind: record.processKey), \(bind: record.rulesAction))
             RETURNING run_id
             """, purpose: "recording the start of the run")
         return try result.singleRow().int64("run_id")
     }
 
     /// Closes the `plan_runs` row with its status, the counts and the error (if any).
+    ///
+    /// `newestRulesVersionSeen`: the newest rules version among the users' states.
     public func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, partitionsHeldByOthers: Int,
-                          durationMs: Int64, error: String?) throws {
+                          durationMs: Int64, error: String?, newestRulesVersionSeen: String? = nil) throws {
         try connection.execute(
             """
             UPDATE plan_runs SET finished_at = clock_timestamp(), status = \(bind: status.rawValue),
                    due = \(counts.due), created = \(counts.created), changed = \(counts.changed),
                    unchanged = \(counts.unchanged), skipped_incomplete = \(counts.skippedIncomplete),
                    rejected = \(counts.rejected), notifications = \(counts.notifications),
-                   unknown_users = \(counts.unknownUsers), found_late = \(counts.foundLate), duration_ms = \(durationMs), error = \(bind: error),
+                   unknown_users = \(counts.unknownUsers), found_late = \(counts.foundLate),
+                   left_to_newer_rules = \(counts.leftToNewerRules), newest_rules_version_seen = \(bind: newestRulesVersionSeen),
+                   duration_ms = \(durationMs), error = \(bind: error),
                    partitions_held_by_others = \(partitionsHeldByOthers)
             WHERE run_id = \(runID)
             """, purpose: "recording the end of run \(runID)")

@@ -93,6 +93,17 @@ struct RunCommand: ParsableCommand {
     @ArgumentParser.Flag(help: "Compare every user's row in this run (after an import or a restore of user_settings).")
     var sweepAll = false
 
+    @ArgumentParser.Flag(help: ArgumentHelp(
+        "Make this binary's rules version apply at once to users whose plan an older version made (an urgent correction).",
+        discussion: "Otherwise each such user gets the new version at their first local midnight after the version's "
+            + "rollout start. At 1M users the run rewrites every such plan (docs/releasing-rules.md)."))
+    var rulesAtOnce = false
+
+    @ArgumentParser.Flag(help: ArgumentHelp(
+        "Roll back: make this binary's rules version apply at once to users whose plan a newer version made, and forget the newer versions' rollout starts.",
+        discussion: "Without it a scheduled run never replaces a plan of a newer version; it counts such users."))
+    var rulesRollback = false
+
     @Option(help: ArgumentHelp(
         "Seconds after its last progress that a run's claim on its user partitions lapses (a dead run's users are then taken over).",
         valueName: "seconds"))
@@ -127,6 +138,9 @@ struct RunCommand: ParsableCommand {
         guard changeLookback >= 0 else { throw ValidationError("--change-lookback cannot be negative") }
         guard sweepPeriod >= 60 else { throw ValidationError("--sweep-period must be at least 60 seconds") }
         if sweepAll, !users.isEmpty { throw ValidationError("--sweep-all and --user cannot be combined") }
+        if rulesAtOnce || rulesRollback, !users.isEmpty {
+            throw ValidationError("--rules-at-once and --rules-rollback act on scheduled runs; --user always recomputes with this binary's rules")
+        }
         guard claimTTL >= 1 else { throw ValidationError("--claim-ttl must be at least 1 second") }
         guard overlapLimit >= 1 else { throw ValidationError("--overlap-limit must be at least 1 second") }
         if metricsFile != nil, dryRun {
@@ -170,6 +184,7 @@ struct RunCommand: ParsableCommand {
                 workers: workers ?? WorkerThreads.defaultCount, shard: shard,
                 changeLookbackSeconds: changeLookback,
                 lateRowSweep: LateRowSweep(periodSeconds: sweepPeriod, wholeSweep: sweepAll),
+                rulesAtOnce: rulesAtOnce, rulesRollback: rulesRollback,
                 binaryVersion: binaryVersion,
                 claimTTL: .seconds(claimTTL), overlapLimit: .seconds(overlapLimit),
                 asOfLeadLimit: allowFuture ? nil : .seconds(300),
@@ -187,7 +202,8 @@ struct RunCommand: ParsableCommand {
             "due": "\(c.due)", "created": "\(c.created)", "changed": "\(c.changed)",
             "unchanged": "\(c.unchanged)", "skipped_incomplete": "\(c.skippedIncomplete)",
             "rejected": "\(c.rejected)", "notifications": "\(c.notifications)",
-            "unknown_users": "\(c.unknownUsers)", "found_late": "\(c.foundLate)", "duration_ms": "\(summary.durationMs)",
+            "unknown_users": "\(c.unknownUsers)", "found_late": "\(c.foundLate)",
+            "left_to_newer_rules": "\(c.leftToNewerRules)", "duration_ms": "\(summary.durationMs)",
             "stopped_early": "\(summary.stoppedEarly)", "round_trips": "\(summary.roundTrips)",
             "connections": "\(summary.connections)", "batches": "\(summary.batches)",
             "round_trips_per_batch": "\(summary.batches == 0 ? "0" : String(format: "%.1f", Double(summary.batchRoundTrips) / Double(summary.batches)))",

@@ -12,7 +12,7 @@ import Testing
     let all = Array(0..<UserPartitions.count)
 
     func start(_ positions: [Int: SweepPosition], ids: ClosedRange<Int64>? = 1...8000) -> SelectionStart {
-        SelectionStart(oldestWatermark: Self.t0, plansUnderOtherRules: false, sweepPositions: positions, userIDs: ids)
+        SelectionStart(oldestWatermark: Self.t0, sweepPositions: positions, userIDs: ids)
     }
 
     func position(next: Int64, at minutes: Int64) -> SweepPosition {

@@ -61,7 +61,9 @@ final class InMemoryRunStore: RunStore, @unchecked Sendable {
     func inTransaction<T>(_ body: () throws -> T) throws -> T { try body() }
     func startRun(_ record: RunRecord) throws -> Int64 { 1 }
     func finishRun(_ runID: Int64, status: RunStatus, counts: RunCounts, partitionsHeldByOthers: Int,
-                   durationMs: Int64, error: String?) throws { state.withLock { $0.finished = status } }
+                   durationMs: Int64, error: String?, newestRulesVersionSeen: String?) throws {
+        state.withLock { $0.finished = status }
+    }
     func runningRuns(except runID: Int64) throws -> [(runID: Int64, processKey: String?)] { [] }
     func markAbandoned(_ runIDs: [Int64], by runID: Int64) throws {}
     func partitionHolders(_ partitions: [Int], except runID: Int64) throws -> [PartitionHolder] { [] }
@@ -71,16 +73,20 @@ final class InMemoryRunStore: RunStore, @unchecked Sendable {
     func releaseClaims(runID: Int64) throws { state.withLock { $0.released = true } }
     func fenceClaims(_ partitions: [Int], runID: Int64) throws {}
     func selectionStart(of partitions: [Int]) throws -> SelectionStart {
-        SelectionStart(oldestWatermark: nil, plansUnderOtherRules: false)
+        SelectionStart(oldestWatermark: nil)
     }
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {}
     func advanceSweep(of partitions: [Int], to position: SweepPosition) throws {}
     func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool,
-                  lateRows: [LateRowSlice]) throws -> DueUserSelection {
+                  lateRows: [LateRowSlice], otherRulesVersions: [String]) throws -> DueUserSelection {
         DueUserSelection(userIDs: UserIDSet(users.filter { partitions.contains(UserPartitions.partition(of: $0)) }),
                          newestUpdatedAt: nil)
     }
     func everyUserByIDRange(asOf: Instant, partitions: [Int]) throws -> DueUserSelection? { nil }
+    func rulesRollouts() throws -> [RulesRolloutRecord] { [] }
+    func recordRolloutStart(of version: String, at instant: Instant, runID: Int64) throws -> Instant { instant }
+    func forgetRollouts(of versions: [String]) throws {}
+    func dueUsersUnder(_ versions: [String], asOf: Instant, partitions: [Int]) throws -> Int { 0 }
     func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard?) throws -> [LoadedUser] {
         let batch = state.withLock { $0.batches += 1; return $0.batches }
         if batch == loseClaimAtBatch, case .claimedBy(let runID, let partitions)? = partitionGuard {

@@ -54,7 +54,8 @@ import Testing
                 try driver.run(at: t0, batchSize: batchSize)
                 try driver.run(at: t0.adding(seconds: 14 * 86_400), batchSize: batchSize)
                 try DemoUsers.makeCurrentPlansLookOlder(in: driver.connection)
-                let rulesChange = try driver.run(at: t0.adding(seconds: 15 * 86_400), batchSize: batchSize)
+                let rulesChange = try driver.run(at: t0.adding(seconds: 15 * 86_400), batchSize: batchSize,
+                                                 rulesAtOnce: true)
                 #expect(rulesChange.counts.due > 200)
                 let rows = try driver.connection.query(
                     """

@@ -24,7 +24,9 @@ struct HeadlessChromium {
         /// Console messages and errors Chromium logged, without the dbus noise of a machine
         /// that has no session bus, and without its own IPC plumbing's complaints (`mojo/`:
         /// a loaded machine once made `--dump-dom`'s shutdown log "Message … rejected by
-        /// interface blink.mojom.FrameWidgetHost", which says nothing about the page).
+        /// interface blink.mojom.FrameWidgetHost", which says nothing about the page), nor
+        /// its GPU process's (`gpu/`: under load, "SharedImageManager::ProduceMemory: Trying
+        /// to Produce a Memory representation from a non-existent mailbox").
         var consoleErrors: [String]
     }
 
@@ -33,7 +35,7 @@ struct HeadlessChromium {
         let result = try run(["--dump-dom", "--enable-logging=stderr", "--v=0", "file://" + file], folder: folder)
         let errors = lines(result.stderr).filter { line in
             (line.contains(":CONSOLE") || line.contains(":ERROR:")) && !line.contains("dbus")
-                && !line.contains(":ERROR:mojo/")
+                && !line.contains(":ERROR:mojo/") && !line.contains(":ERROR:gpu/")
         }
         return Opened(dom: result.stdout, consoleErrors: errors)
     }

@@ -76,7 +76,9 @@ import Testing
                     "candidates", "user_id", "fields", "notifications", "due", "created", "changed", "unchanged",
                     "skipped_incomplete", "rejected", "unknown_users", "duration_ms", "stopped_early",
                     "status", "partitions_held_by_others", "units", "round_trips", "round_trips_per_batch",
-                    "connections", "batches",
+                    "connections", "batches", "found_late", "left_to_newer_rules",
+                    // rules versions and their rollouts: versions and instants only
+                    "users", "rules_version", "newest_rules_version", "rollout_start", "older_versions", "rules_versions",
                 ]
                 var loggedRejections = Set<Int64>()
                 for line in lines(finished.stderr) {

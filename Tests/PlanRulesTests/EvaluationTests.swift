@@ -53,8 +53,9 @@ struct DecisionHarness {
     }
 
     @discardableResult
-    mutating func run(at instant: Instant, manual: Bool = false) -> Evaluation {
-        let evaluation = evaluate(row: row, state: state, at: instant, manualRerun: manual, zones: decisionZones)
+    mutating func run(at instant: Instant, manual: Bool = false, rollout: RulesRollout = RulesRollout()) -> Evaluation {
+        let evaluation = evaluate(row: row, state: state, at: instant, manualRerun: manual, zones: decisionZones,
+                                  rollout: rollout)
         state = evaluation.newState
         return evaluation
     }
@@ -249,8 +250,9 @@ struct DecisionHarness {
     var user = try DecisionHarness(zone: "UTC")
     user.signUp()
     user.state?.currentPlan?.rulesVersion = "2025.9"
-    #expect(user.run(at: user.local(day: 0, 12)).outcome == .notDue)   // not on or before E
-    let evaluation = user.run(at: user.midnight(day: 1))
+    let rollout = RulesRollout(start: user.local(day: 0, 12))
+    #expect(user.run(at: user.local(day: 0, 12), rollout: rollout).outcome == .notDue)   // not on or before E
+    let evaluation = user.run(at: user.midnight(day: 1), rollout: rollout)
     #expect(evaluation.reasons == [.rulesChanged])
     #expect(evaluation.outcome == .changed)
     #expect(evaluation.history?.diff.contains(FieldChange(path: "rules_version", before: .string("2025.9"),

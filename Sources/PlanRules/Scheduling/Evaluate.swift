@@ -7,6 +7,9 @@
 ///   - state: what the job remembers about the user; nil before the first evaluation.
 ///   - now: the run's instant (`--as-of` when given); also the notification's `created_at`.
 ///   - manualRerun: ops asked for this user (`--user`).
+///   - rollout: the job's rules version's rollout start and the operator's actions
+///     (section 2.1): a plan of an older version is made again from the user's first
+///     midnight at or after the start; a plan of a newer version is left alone.
 ///
 /// Readings of the spec this function makes (each from the spec's words):
 /// - `settings_changed`, `phase_switch`, `birthday` and `rules_changed` need a current
@@ -22,7 +25,7 @@
 /// - Without a `user_settings` row nothing happens on its own (the user is not in the
 ///   table the job reads); a manual rerun reports `unknownUser`.
 public func evaluate(row: UserSettingsRow?, state: UserPlanState?, at now: Instant,
-                     manualRerun: Bool, zones: ZoneDatabase) -> Evaluation {
+                     manualRerun: Bool, zones: ZoneDatabase, rollout: RulesRollout = RulesRollout()) -> Evaluation {
     let state = state ?? UserPlanState()
     guard let row, let zone = planDateZone(row: row, currentPlan: state.currentPlan, zones: zones) else {
         return Evaluation(planDate: LocalDate(wallSecondsSinceEpoch: now.secondsSinceEpoch), reasons: [],
@@ -30,7 +33,8 @@ public func evaluate(row: UserSettingsRow?, state: UserPlanState?, at now: Insta
                           notification: nil, rejections: [], recordedIncomplete: false, newState: state,
                           nextScheduledCheck: nil, planDateStart: nil)
     }
-    var decision = UserDecision(updatedAt: row.updatedAt, state: state, now: now, zone: zone, zones: zones)
+    var decision = UserDecision(updatedAt: row.updatedAt, state: state, now: now, zone: zone, zones: zones,
+                                rollout: rollout)
     if manualRerun { decision.manualRerun(row) } else { decision.scheduledRun(row) }
     decision.rememberWaitingVersion()
     return decision.evaluation(row)
@@ -44,6 +48,7 @@ private struct UserDecision {
     let now: Instant
     let zone: Zone
     let zones: ZoneDatabase
+    let rollout: RulesRollout
     /// D: the user's plan date at `now`.
     let today: LocalDate
     var state: UserPlanState
@@ -55,13 +60,18 @@ private struct UserDecision {
     var rejections: [FieldRejection] = []
     var judgedUnusable = false
     var recordedIncomplete = false
+    /// A newer rules version made the current plan: left to it (`reasons` say whether any
+    /// reason held).
+    var leftToNewerRules = false
 
-    init(updatedAt: Instant?, state: UserPlanState, now: Instant, zone: Zone, zones: ZoneDatabase) {
+    init(updatedAt: Instant?, state: UserPlanState, now: Instant, zone: Zone, zones: ZoneDatabase,
+         rollout: RulesRollout) {
         self.updatedAt = updatedAt
         self.state = state
         self.now = now
         self.zone = zone
         self.zones = zones
+        self.rollout = rollout
         self.today = zone.localDate(at: now)
         self.planDate = today
     }
@@ -84,6 +94,17 @@ private struct UserDecision {
         // The live row becomes the effective inputs once its midnight has passed, if it is
         // complete and valid; a version already recorded as unusable is not judged again.
         let liveRowInEffect = version.isBefore(zone.startOfDay(today)) && !version.isRecordedAsUnusable
+        let standing = RulesVersionStanding(of: current.rulesVersion)
+        if standing == .newer, !rollout.atOnceForNewer {
+            // Never backwards (section 2.1): nothing is judged or written. The reasons that
+            // hold are kept, so that the run can count the due users it left.
+            leftToNewerRules = true
+            reasons = dueReasons(settingsChanged: liveRowInEffect && version.isUnseen, currentPlan: current,
+                                 lastEvaluated: lastEvaluated, planDate: today,
+                                 dateOfBirth: current.inputs.dateOfBirth, rulesChange: .none)
+            return
+        }
+        let rulesChange = self.rulesChange(standing, lastEvaluated: lastEvaluated)
         var live: ValidSettings?
         var liveRowJudged = false
         if liveRowInEffect && version.isUnseen {
@@ -91,14 +112,15 @@ private struct UserDecision {
             liveRowJudged = true
         }
         var due = dueReasons(settingsChanged: live != nil, currentPlan: current, lastEvaluated: lastEvaluated,
-                             planDate: today, dateOfBirth: live?.dateOfBirth ?? current.inputs.dateOfBirth)
+                             planDate: today, dateOfBirth: live?.dateOfBirth ?? current.inputs.dateOfBirth,
+                             rulesChange: rulesChange)
         guard !due.isEmpty else { return }
         if liveRowInEffect && !liveRowJudged {
             // An already seen version, about to be used again: judged at this plan date.
             live = judgeLiveRow(row, at: today)
             if let live {
                 due = dueReasons(settingsChanged: false, currentPlan: current, lastEvaluated: lastEvaluated,
-                                 planDate: today, dateOfBirth: live.dateOfBirth)
+                                 planDate: today, dateOfBirth: live.dateOfBirth, rulesChange: rulesChange)
             }
         }
         regenerate(row, from: live ?? current.inputs.settings, planDate: today, reasons: due,
@@ -119,9 +141,11 @@ private struct UserDecision {
         var due: [DueReason]
         if let current {
             let settingsChanged = version.isUnseen && version.isBefore(zone.startOfDay(target))
+            // Ops asked: the job's version applies, whichever version made the plan.
+            let rulesChange: RulesChange = RulesVersionStanding(of: current.rulesVersion) == .same ? .none : .due
             due = dueReasons(settingsChanged: settingsChanged, currentPlan: current,
                              lastEvaluated: state.lastEvaluatedDate ?? current.planDate, planDate: target,
-                             dateOfBirth: live.dateOfBirth)
+                             dateOfBirth: live.dateOfBirth, rulesChange: rulesChange)
         } else {
             due = [.created]
         }
@@ -130,6 +154,19 @@ private struct UserDecision {
     }
 
     // MARK: Steps
+
+    /// Whether `rules_changed` holds for D (section 2.1): a plan of an older version is
+    /// made again from the first date after E whose midnight is at or after the rollout
+    /// start; at once when an operator asked (for older plans, or newer ones).
+    func rulesChange(_ standing: RulesVersionStanding, lastEvaluated: LocalDate) -> RulesChange {
+        switch standing {
+        case .same: return .none
+        case .newer: return rollout.atOnceForNewer ? .due : .none
+        case .older:
+            guard let first = rollout.firstDate(after: lastEvaluated, in: zone) else { return .listed }
+            return today >= first ? .due : .listed
+        }
+    }
 
     /// Judges the live row at `date`. An incomplete or invalid version is recorded (once
     /// per version and rules version; the caller decides whether it was recorded before)
@@ -185,6 +222,7 @@ private struct UserDecision {
     /// includes (or never takes effect, `infinity`): runs before that check need not read
     /// the user again (`scheduledUpdatedAt`).
     mutating func rememberWaitingVersion() {
+        guard !leftToNewerRules else { return }
         state.scheduledUpdatedAt = version.isUnseen ? updatedAt : nil
     }
 
@@ -199,10 +237,12 @@ private struct UserDecision {
             outcome = .unchanged
         } else if judgedUnusable {
             outcome = recordedIncomplete ? .skippedIncomplete : .rejected
+        } else if leftToNewerRules {
+            outcome = .leftToNewerRules
         } else {
             outcome = .notDue
         }
-        let nextCheck = nextScheduledCheck(row: row, state: state, zone: zone)
+        let nextCheck = nextScheduledCheck(row: row, state: state, zone: zone, rollout: rollout)
         var newState = UserPlanState()
         swap(&newState, &state)
         return Evaluation(planDate: planDate, reasons: reasons, outcome: outcome, history: history.take(),

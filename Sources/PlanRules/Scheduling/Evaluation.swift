@@ -49,6 +49,9 @@ public struct Evaluation: Hashable, Sendable {
         case rejected
         /// A manual rerun for a user id with no `user_settings` row.
         case unknownUser = "unknown_user"
+        /// A newer rules version made the current plan: a scheduled run leaves the user
+        /// (section 2.1), writing nothing; `reasons` are those that held (a due user left).
+        case leftToNewerRules = "left_to_newer_rules"
     }
 }
 

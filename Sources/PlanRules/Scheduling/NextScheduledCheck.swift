@@ -7,13 +7,14 @@
 /// - a pending settings change: the first midnight after its `updated_at`;
 /// - the current plan's next MATADOR boundary;
 /// - the next birthday of the current plan's date of birth;
-/// - the first date after E when the plan carries another rules version.
+/// - for a plan of an older rules version, the first date after E whose midnight is at or
+///   after the version's rollout start (section 2.1).
 ///
 /// nil without a current plan (a first plan is made at once, or waits for the row to
 /// change) and when no candidate exists. A deploy of new rules is not foreseen here: the
-/// run must select the users whose plan or recorded judgement carries another rules
+/// run must select the users whose plan or recorded judgement carries an older rules
 /// version.
-func nextScheduledCheck(row: UserSettingsRow, state: UserPlanState, zone: Zone) -> Instant? {
+func nextScheduledCheck(row: UserSettingsRow, state: UserPlanState, zone: Zone, rollout: RulesRollout) -> Instant? {
     guard let current = state.currentPlan else { return nil }
     let lastEvaluated = state.lastEvaluatedDate ?? current.planDate
     let firstSchedulable = lastEvaluated.adding(days: 1)
@@ -37,7 +38,10 @@ func nextScheduledCheck(row: UserSettingsRow, state: UserPlanState, zone: Zone) 
     } else {
         consider(nextBirthday(bornOn: dateOfBirth, after: lastEvaluated))
     }
-    if current.rulesVersion != rulesVersion { consider(firstSchedulable) }
+    if RulesVersionStanding(of: current.rulesVersion) == .older,
+       let rolloutDate = rollout.firstDate(after: lastEvaluated, in: zone) {
+        consider(rolloutDate)
+    }
 
     return earliest.map(zone.startOfDay)
 }

@@ -25,10 +25,12 @@ public struct RowVersion {
         return updatedAt > seen
     }
 
-    /// This version was already judged incomplete or invalid under the current rules: it
-    /// is recorded once and not retried until the row or the rules version changes.
+    /// This version was already judged incomplete or invalid under the job's rules or
+    /// newer ones: it is recorded once and not retried until the row changes or a newer
+    /// rules version runs (a newer version's judgement is never redone, section 2.1).
     public var isRecordedAsUnusable: Bool {
-        judgedRulesVersion == rulesVersion && judgedUpdatedAt == updatedAt
+        guard judgedUpdatedAt == updatedAt, let judgedRulesVersion else { return false }
+        return RulesVersionStanding(of: judgedRulesVersion) != .older
     }
 
     /// Written before `midnight` (settings take effect at the first local midnight after
