@@ -8,7 +8,7 @@ import PackageDescription
 //   CLibPQ      module map over the system libpq (Debian: libpq-dev)
 //   CGlibcMalloc module map over glibc's <malloc.h>, for plan-regen run's mallopt (Linux)
 //   Postgres    the one safe Swift wrapper over libpq
-//   PlanRules   the pure rules of shared/spec/plan-rules.md: no I/O, no database
+//   PlanRules   the pure rules of docs/plan-rules.md: no I/O, no database
 //   ZoneFiles   reads the system's tz database, once, for the rules
 //   PlanJSON    the JSON of snapshots, diffs and notification lines; a strict parser
 //   PlanStore   SQL: migrations, reading user_settings, writing plans and the outbox
@@ -24,9 +24,7 @@ let faultInjectionInDebugBuilds: [SwiftSetting] = [.define("PLAN_REGEN_FAULT_INJ
 
 /// Release builds of the libraries on the per-user path optimize across module boundaries:
 /// the JSON, store and pipeline call each other for every user, and a call into another
-/// module that cannot be inlined or specialized costs retains and releases of every value
-/// it passes (the job's CPU in a 100k first run: 4% less). On PlanRules it made no
-/// difference that alternating runs could measure.
+/// module that cannot be inlined or specialized retains and releases every value it passes.
 let crossModuleOptimization: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 /// The commit a build is stamped with, from PLAN_REGEN_COMMIT (deploy/build-release.sh sets
@@ -86,7 +84,7 @@ let package = Package(
             ],
             swiftSettings: faultInjectionInDebugBuilds
         ),
-        // The scale benchmark (issue 5): `Benchmarks/run.sh` builds and runs it.
+        // The scale benchmark (docs/performance.md): `Benchmarks/run.sh` builds and runs it.
         .executableTarget(
             name: "plan-regen-bench",
             dependencies: [
@@ -111,7 +109,7 @@ let package = Package(
         ),
         .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Postgres",
                                                 "TestSupport", "ZoneFiles", "DemoData"]),
-        // Real processes killed, databases cut, garbage rows, overlapping runs (issue 6).
+        // Real processes killed, databases cut, garbage rows, overlapping runs, TLS, deploy files.
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [

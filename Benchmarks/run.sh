@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scale benchmark (README "Scale"): builds plan-regen, plan-regen-bench and delay-proxy
+# The scale benchmark (docs/performance.md): builds plan-regen, plan-regen-bench and delay-proxy
 # in release mode, starts a throwaway PostgreSQL tuned like a small dedicated database host,
 # runs the benchmark and prints its Markdown table; the cluster is removed at the end.
 #
@@ -32,7 +32,7 @@ deploy/install-deps.sh
 if [[ ! -x /usr/bin/time && $EUID -eq 0 ]]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null || true
 fi
-# The job as it is deployed (README "Deploying", deploy/Dockerfile): Swift's runtime linked
+# The job as it is deployed (docs/operations.md, "Installing"; deploy/Dockerfile): Swift's runtime linked
 # in statically, which spares every run the dynamic linking of Swift's and Foundation's
 # libraries (a single-user rerun: 32 -> 27 ms) and every retain/release call its PLT hop
 # (a 100k-user first run: ~5% less of the job's CPU). Its own build folder, so that the

@@ -14,8 +14,9 @@
 #                                   # -sysusers, -tmpfiles), logrotate, python3-yaml,
 #                                   # libcurl4-openssl-dev for the Dockerfile's static build,
 #                                   # python3-jsonschema (an independent validator for the
-#                                   # published docs/schemas/*.schema.json), and chromium
-#                                   # (opens the report pages headless)
+#                                   # published docs/schemas/*.schema.json), chromium
+#                                   # (opens the report pages headless) and openssl (a test
+#                                   # CA for a server with ssl=on)
 set -euo pipefail
 
 with_test_tools=false
@@ -49,6 +50,8 @@ missing_test_packages() {
     /usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || echo python3-jsonschema
     # The report pages are opened headless, as a person would see them (OpsReportTests).
     has_program chromium || echo chromium
+    # A test CA and server certificate for the TLS tests (TLSTests).
+    has_program openssl || echo openssl
     # FoundationNetworking links libcurl: a --static-swift-stdlib build needs libcurl.so.
     [[ -e "/usr/lib/$(uname -m)-linux-gnu/libcurl.so" ]] || echo libcurl4-openssl-dev
 }

@@ -16,7 +16,8 @@ FROM (VALUES ('0001_plan_tables', 'expand'), ('0002_analyst_views', 'expand'), (
              ('0004_notification_batches', 'contract'), ('0005_plan_state_without_snapshot', 'contract'),
              ('0006_partition_plan_history', 'contract'), ('0007_lighter_write_indexes', 'contract'),
              ('0008_partition_claims', 'expand'), ('0009_scheduled_row_version', 'expand'),
-             ('0010_history_json_lz4', 'expand'), ('0011_late_row_sweep', 'expand')) AS k (name, kind)
+             ('0010_history_json_lz4', 'expand'), ('0011_late_row_sweep', 'expand'),
+             ('0012_analyst_role_and_comments', 'expand')) AS k (name, kind)
 WHERE m.name = k.name;
 
 -- The newest migration the run's binary knows (its schema level, `plan-regen --version`):

@@ -58,7 +58,7 @@ struct BenchDatabase {
     /// Gives `plan_history` the `months` monthly partitions before its first one, as a
     /// database in service has them, each with the latest plans of users 1…`usersPerMonth`
     /// dated in the middle of that month; then analyzes it. The job plans its current-plan
-    /// lookup against every partition (README, "Claims, poolers, standbys and failover":
+    /// lookup against every partition (docs/architecture.md, "Claims, poolers, standbys and failover":
     /// with 35 of them PostgreSQL JIT-compiled every batch's read).
     func addOlderHistory(months: Int, usersPerMonth: Int) throws {
         // Both numbers are this program's, never input: a DO block takes no parameters.

@@ -7,7 +7,7 @@ import Postgres
 import ZoneFiles
 
 /// The scale benchmark (issues 5 and 17). `Benchmarks/run.sh` builds it in release mode,
-/// starts a throwaway PostgreSQL and runs it; it prints a Markdown table (README "Scale")
+/// starts a throwaway PostgreSQL and runs it; it prints a Markdown table (docs/performance.md)
 /// and draws users/s and peak RSS against N (`--plot`).
 @main
 struct PlanRegenBench: ParsableCommand {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The README's plot: the first run's users/s and peak RSS against the number of users,
+/// The plot of docs/performance.md: the first run's users/s and peak RSS against the number of users,
 /// on a log scale of N, as a self-contained SVG (no plotting package on this machine).
 struct ScalePlot {
     let points: [(users: Int, usersPerSecond: Double, rssMB: Double)]

@@ -74,10 +74,16 @@ public struct RunStores: Sendable {
         self.worker = worker
     }
 
-    /// Stores on PostgreSQL connections made by `connect`.
+    /// Stores on PostgreSQL connections made by `connect`; `warn` hears what opening the
+    /// main store found wrong but not fatal (a missing index on user_settings).
     public static func postgres(connect: @escaping @Sendable () throws -> PostgresConnection,
-                                timeouts: PlanStore.Timeouts = PlanStore.Timeouts()) -> RunStores {
-        RunStores(main: { access in try PlanStore.open(connect(), for: access, timeouts: timeouts) },
+                                timeouts: PlanStore.Timeouts = PlanStore.Timeouts(),
+                                warn: @escaping @Sendable (String) -> Void = { _ in }) -> RunStores {
+        RunStores(main: { access in
+                      let store = try PlanStore.open(connect(), for: access, timeouts: timeouts)
+                      if store.userSettingsIndexMissing { warn(UserSettingsIndex.missingWarning) }
+                      return store
+                  },
                   worker: { PlanStore(connection: try connect(), timeouts: timeouts) })
     }
 }

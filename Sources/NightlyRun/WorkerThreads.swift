@@ -13,9 +13,9 @@ public enum WorkerThreads {
     /// Why twice: a worker spends part of every batch waiting for the database (its COPY
     /// parsed, its commit) while the job and the server take turns on the batch; a second
     /// worker per core keeps the cores busy through those waits, and through a remote
-    /// database's network latency (README "Scale": 4 workers beat 2 on two cores). Why at
-    /// most 8: each worker holds a database connection (README "Connections per run and
-    /// pool sizing"), and past the database host's cores more workers only queue there.
+    /// database's network latency (docs/performance.md). Why at most 8: each worker holds a
+    /// database connection (docs/operations.md, "PgBouncer and pool sizing"), and past the
+    /// database host's cores more workers only queue there.
     public static var defaultCount: Int {
         min(8, max(2, 2 * usableCores()))
     }

@@ -25,7 +25,7 @@ public struct BatchWrite: Sendable {
     /// Room for the JSON of `users` users, so that the buffers are allocated once rather
     /// than grown by doubling (which left a run's peak memory about 18 MB higher). A
     /// snapshot takes about 900 bytes, a diff up to a few hundred, a notification line
-    /// about 430 (README "Scale").
+    /// about 430 (docs/performance.md).
     public init(reservingFor users: Int) {
         json.reserveCapacity(users * 1_200)
         notificationLines.reserveCapacity(users * 480)
@@ -352,8 +352,7 @@ extension PlanStore {
     /// that: an erasure waits for the batch's partitions), the upsert writes the batch's
     /// states again, so the batch never loses one.
     /// A dense batch's rows are found by their id range (one index range scan and a hash
-    /// join, like `loadUsers`) rather than a probe per row: at 2,000 rows of a rules-change
-    /// run the join took 1.6 ms instead of 2.1–2.5 ms, of an update of 16–24 ms.
+    /// join, like `loadUsers`), which costs the server less than a probe per row.
     private func updateStates(_ states: [StateWrite], runID: Int64) throws {
         let inRange: SQLQuery = UserLookup.denseRange(of: states.map(\.userID)).map {
             "AND p.user_id BETWEEN \($0.lowerBound) AND \($0.upperBound)"

@@ -37,19 +37,22 @@ public final class PlanStore {
 
     /// The server's clock when the store was opened (`clock_timestamp()`).
     public private(set) var openedAt: Instant?
+    /// Whether `user_settings` lacks the index on `updated_at` (`UserSettingsIndex`), as
+    /// found when the store was opened.
+    public private(set) var userSettingsIndexMissing = false
 
     /// Checks the server and the schema and learns what the store needs later, in one
     /// round trip (a remote database charges each one): writable, the applied migrations,
-    /// the optional `user_settings` columns, the existing `plan_history` partitions and
-    /// the server's clock. Before `migrate` the migrations table is missing: then the
-    /// checks run one by one, so a standby is still reported as such first.
+    /// the optional `user_settings` columns and its index, the existing `plan_history`
+    /// partitions and the server's clock. Before `migrate` the migrations table is missing:
+    /// then the checks run one by one, so a standby is still reported as such first.
     private func readStartingFacts(requireWritable: Bool) throws {
         let results: [PostgresResult]
         do {
             results = try connection.pipelined(
                 (requireWritable ? [Self.writableCheck] : []) + [
                     Self.presentationColumnsQuery, Self.historyPartitionsQuery,
-                    Self.clockQuery,
+                    Self.clockQuery, UserSettingsIndex.presenceQuery,
                     Migrator.appliedMigrationsQuery,
                 ])
         } catch let error as PostgresError where error.sqlState == .undefinedTable {
@@ -62,6 +65,7 @@ public final class PlanStore {
         optionalSettingsColumns = try Self.presentationColumns(from: next.next()!)
         historyPartitionMonths = Set(try next.next()!.map { try $0.int("month") })
         openedAt = try Self.databaseNow(from: next.next()!)
+        userSettingsIndexMissing = try UserSettingsIndex.isMissing(from: next.next()!)
         try Migrator.checkUpToDate(applied: Migrator.appliedMigrations(from: next.next()!))
     }
 
@@ -94,7 +98,7 @@ public final class PlanStore {
 
     /// The server-side limits of every transaction of the job, defaults included: their one
     /// home. Ops tune the first two with `--statement-timeout` and `--lock-timeout`
-    /// (README, "Timeouts"); `PostgresConnection.init` bounds connecting.
+    /// (docs/operations.md, "Timeouts"); `PostgresConnection.init` bounds connecting.
     public struct Timeouts: Sendable {
         public var statement: Duration
         public var lock: Duration
@@ -111,12 +115,9 @@ public final class PlanStore {
         /// which the store's SQL reads and writes (whatever the server's or role's
         /// defaults), and no JIT compilation.
         ///
-        /// JIT off: PostgreSQL compiles a query whose estimated cost passes
-        /// `jit_above_cost` (100,000 by default), and a batch's read of users with a plan
-        /// passes it once `plan_history` has a few dozen monthly partitions (the current
-        /// plan's lookup is planned against each; 35 partitions: estimated about 600,000).
-        /// The compilation then took about 0.9 s for a read that runs in 16 ms, every
-        /// batch. No statement of the job runs long enough to win it back.
+        /// JIT off: a batch's read of users with a plan passes `jit_above_cost` once
+        /// `plan_history` has a few dozen monthly partitions, and compiling it costs far
+        /// more than the read itself; no statement of the job runs long enough to win it back.
         var transactionSettings: TransactionSettings {
             var settings = TransactionSettings()
             settings.set("TimeZone", "UTC")

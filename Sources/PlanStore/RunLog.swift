@@ -118,7 +118,7 @@ public struct RunRecord: Sendable {
     }
 }
 
-/// How a run ended, as `plan_runs.status` records it (README "Exit codes and run statuses").
+/// How a run ended, as `plan_runs.status` records it (docs/operations.md, "Exit codes and run statuses").
 public enum RunStatus: String, Sendable, CaseIterable {
     /// Still going, or killed before it could say (a later run marks it `abandoned`).
     case running

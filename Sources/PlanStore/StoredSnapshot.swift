@@ -6,8 +6,7 @@ extension Snapshot {
     /// `plan_history.snapshot` and `previous`. PostgreSQL keeps a jsonb object's keys in
     /// that order whatever order they are sent in, so the stored value is the same; but
     /// its parser sorts each object's keys, and keys that arrive sorted cost it one pass
-    /// instead of a sort: about a quarter of jsonb's parse time for a snapshot (README
-    /// "Scale").
+    /// instead of a sort, a good part of jsonb's parse time for a snapshot.
     public func storageJSONBytes() -> [UInt8] { jsonBytes(keyOrder: .jsonb) }
 
     /// The same bytes appended to `bytes` (`BatchWrite.json`).

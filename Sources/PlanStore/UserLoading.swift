@@ -20,45 +20,23 @@ public struct LoadedUser: Sendable {
 
 extension PlanStore {
     /// Reads the settings row and stored state of each of `userIDs` in one round trip, in
-    /// the order given (so `--dry-run` output and evaluation order are repeatable). The
-    /// current plan is the latest history row, which `plan_state` points at.
-    /// The settings' numbers and dates come as PostgreSQL text: reading them is a rule
-    /// (PlanRules). The rows come in binary format (`SQLQuery.binaryResults()`), so that
-    /// the timestamps arrive as exact microseconds and ids and counts as integers, which
-    /// neither side formats nor parses: in a 100k rules change, where each state has four
-    /// timestamps, that took about 100 ms from the server's work for the read
-    /// (`extract(epoch …)` is numeric arithmetic).
+    /// the order given (so `--dry-run` output and evaluation order are repeatable); the
+    /// current plan is the history row `plan_state` points at. With `partitionGuard`, the
+    /// batch's fence or lock is checked first in the same round trip, and the users are
+    /// read only if it holds.
     ///
-    /// Whole results, not single-row mode: the batch's rows are held in memory
-    /// anyway, and a result per row cost more client CPU than decoding the rows.
-    ///
-    /// Two shapes, chosen by how the ids lie (`UserLookup`):
-    /// - **A dense ascending batch** (a first run, a new rules version: most ids between
-    ///   the first and the last are candidates) reads each table's id range once, in two
-    ///   statements of the same round trip: the settings in the range, then the states in
-    ///   the range with their current plans. The batch's ids are kept here: the range's
-    ///   other users are skipped, and an id with neither row is a user without settings or
-    ///   state. The range bounds each scan, so stale statistics cannot turn it into a read
-    ///   of the whole table. Two plain range reads cost the server less than one full join
-    ///   of the ranges (its hash, `coalesce` and a `CASE` per state column): 50 batches of
-    ///   2,000 users, 100k users without state 160 → 128 ms, with state 675 → 625 ms.
-    ///   Joining the ranges to the batch's ids on the server (`unnest` of a 2,000-id array,
-    ///   then a hash join per table) cost it 3.4 ms more a batch of users with no state yet
-    ///   (5.0 against 1.6 ms); probing each id costs more still. The rows come back in scan
-    ///   order, and are put in id order here. The two statements see two snapshots (READ
-    ///   COMMITTED), which changes nothing: the states of the batch's partitions are
-    ///   written only under the batch's fence or lock, and each user's settings are read
-    ///   once, as before.
-    /// - **Sparse or given ids** (a nightly run, `--user`) probe each table once per user
-    ///   in one statement (`LATERAL … LIMIT 1` keeps the planner from turning the lookups
-    ///   into a join that reads the whole table: with plain joins it chose, from statistics
-    ///   that lag behind a first run's writes, a hash or merge join over all of
-    ///   `plan_state` for every batch). The current plan is a subquery of the state's
-    ///   probe, not a third `LATERAL`: as a join of its own the planner put a Memoize node
-    ///   over it, which copied every snapshot into a cache that never hits.
-    ///
-    /// With `partitionGuard`, it is checked first in the same round trip (the batch's fence
-    /// or lock), and the users are read only if it holds.
+    /// Rows come in binary format, whole (not single-row mode), so timestamps arrive as
+    /// exact microseconds and nobody formats or parses them; settings' numbers and dates
+    /// stay text, since reading them is a rule (PlanRules). Two shapes (`UserLookup`):
+    /// - **dense ascending ids** (a first run, new rules): each table's id range in one
+    ///   statement each, the batch's other users skipped here. The range bounds each scan
+    ///   whatever the statistics say, and two range reads cost the server less than joining
+    ///   them. The two statements' snapshots may differ harmlessly: a batch's states are
+    ///   written only under its fence.
+    /// - **sparse or given ids** (a nightly run, `--user`): one `LATERAL … LIMIT 1` probe
+    ///   per table and user, so stale statistics cannot turn the lookups into a join over the
+    ///   whole table; the current plan is a subquery of the state's probe, which keeps the
+    ///   planner from caching every snapshot in a Memoize node.
     public func loadUsers(_ userIDs: [Int64], after partitionGuard: PartitionGuard? = nil) throws -> [LoadedUser] {
         try loadUsers(userIDs, after: partitionGuard, lookup: UserLookup(userIDs))
     }

@@ -30,7 +30,7 @@ public final class PostgresConnection {
 
     /// Round trips to the server so far: each statement or script waited for, each
     /// pipeline sync, each COPY's start and end (connecting not included). A remote
-    /// database charges its latency per round trip, so runs report them (README "Scale").
+    /// database charges its latency per round trip, so runs report them (docs/performance.md).
     public internal(set) var roundTrips = 0
 
     /// Statements waiting to travel ahead of the next one sent, in the same round trip:

@@ -95,6 +95,11 @@ public struct PostgresError: Error, CustomStringConvertible, Hashable, Sendable 
         if let detail { line += "; detail: \(detail)" }
         if let hint { line += "; hint: \(hint)" }
         switch code {
+        case .connectionFailed where message.contains("root certificate file"):
+            // libpq 15 looks for ~/.postgresql/root.crt when sslrootcert is not set.
+            line += "; sslmode=verify-full and verify-ca need the CA that signed the server's certificate: "
+                + "add sslrootcert=FILE to DATABASE_URL (or set PGSSLROOTCERT), "
+                + "/etc/ssl/certs/ca-certificates.crt for a public CA, else your provider's CA file"
         case .connectionFailed:
             line += "; check DATABASE_URL or PGHOST/PGPORT/PGUSER/PGDATABASE and that the server is running"
         case .connectionLost:

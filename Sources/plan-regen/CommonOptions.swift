@@ -72,7 +72,7 @@ let standardError = ConsoleOutput()
 func fail(_ error: Error, logger: Logger) -> ExitCode {
     logger.critical("\(error)")
     if error is Refusal || (error as? RunError)?.isUsageError == true { return .validationFailure }
-    return ExitCodes.fatal
+    return ExitCodes.fatal.exitCode
 }
 
 /// A command that will not do what it was asked, after looking at the database (a

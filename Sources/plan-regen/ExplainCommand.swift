@@ -19,8 +19,7 @@ struct ExplainCommand: ParsableCommand {
               plan-regen explain --user 42
               plan-regen explain --user 42 --as-of 2026-03-30T00:15:00Z
 
-            Exit codes: 0 done; 1 fatal error; 3 the user has neither settings nor a plan.
-            """)
+            """ + ExitCodes.help([ExitCodes.done, ExitCodes.fatal, ExitCodes.unknownUsers, ExitCodes.usage]))
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -47,7 +46,7 @@ struct ExplainCommand: ParsableCommand {
                 format: locale)
             else {
                 logger.error("user has neither a user_settings row nor a plan", metadata: ["user_id": "\(userID)"])
-                throw ExitCodes.unknownUsers
+                throw ExitCodes.unknownUsers.exitCode
             }
             print(Self.render(report), terminator: "")
         }

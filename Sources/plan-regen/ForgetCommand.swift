@@ -19,7 +19,8 @@ struct ForgetCommand: ParsableCommand {
             Examples:
               plan-regen forget --user 42
               plan-regen forget --user 42 --user 43
-            """)
+
+            """ + ExitCodes.help(ExitCodes.common))
 
     @OptionGroup var connection: ConnectionOptions
 

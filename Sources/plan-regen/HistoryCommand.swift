@@ -19,8 +19,9 @@ struct HistoryCommand: ParsableCommand {
             Examples:
               plan-regen history --user 42
               plan-regen history --user 42 --from 2026-01-01 --format json | jq .details
-              plan-regen history --from 2026-03-01 --to 2026-03-31 --format csv > march.csv
-            """)
+              plan-regen history --from 2026-03-01 --to 2026-03-31 --format csv > plans.csv
+
+            """ + ExitCodes.help(ExitCodes.common))
 
     @OptionGroup var connection: ConnectionOptions
 

@@ -8,9 +8,8 @@ import CGlibcMalloc
 /// Why: every batch allocates a few megabytes (its users, their JSON, the COPY buffers,
 /// libpq's results) and frees them when it is written. By default glibc returns freed
 /// memory above a moving threshold to the kernel (and maps large blocks afresh), so the
-/// next batch faults the same pages in again: about 20,000 page faults in a 100k-user
-/// first run, some 5% of the job's CPU. With blocks up to 32 MB taken from the heap and
-/// up to 256 MB kept free in it, the run faults about 9,000 pages (README "Scale").
+/// next batch faults the same pages in again, a noticeable share of the job's CPU. Blocks
+/// up to 32 MB are taken from the heap and up to 256 MB kept free in it.
 /// Peak memory stays what the largest batch needs: the kept memory is reused, not added.
 enum MallocSettings {
     static func keepFreedMemoryForReuse() {

@@ -22,7 +22,8 @@ struct MigrateCommand: ParsableCommand {
               plan-regen migrate
               plan-regen migrate --contract
               plan-regen migrate --with-reference-schema   # dev and demo databases
-            """)
+
+            """ + ExitCodes.help(ExitCodes.common))
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -91,6 +92,7 @@ struct MigrateCommand: ParsableCommand {
                 logger.notice("contract migrations wait: once no older binary runs, `plan-regen migrate --contract` applies them (docs/upgrading.md)",
                               metadata: ["waiting": "\(waiting.joined(separator: ","))"])
             }
+            if try UserSettingsIndex.isMissing(on: database) { logger.warning("\(UserSettingsIndex.missingWarning)") }
         }
     }
 

@@ -14,13 +14,6 @@ struct PlanRegen: ParsableCommand {
             Connection: --database-url, else DATABASE_URL, else the libpq variables \
             (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD, PGSSLMODE, ...).
 
-            Exit codes: 0 done (rejected rows included); 1 fatal error (database unreachable \
-            or lost, read-only server, schema out of date, notifications not writable); 3 done, \
-            but a --user id has no user_settings row; 4 done, but another run has held user \
-            partitions longer than --overlap-limit; 5 done, but the metrics could not be written or pushed; \
-            64 usage error; 75 stopped by SIGTERM/SIGINT \
-            after committing the batches done.
-
             Examples:
               plan-regen migrate
               plan-regen run --metrics-file /run/plan-regen/plan-regen.prom
@@ -29,26 +22,51 @@ struct PlanRegen: ParsableCommand {
               plan-regen explain --user 42
               plan-regen prune --older-than 30d
               plan-regen help run
-            """,
+
+            """ + ExitCodes.help(ExitCodes.all),
         version: versionLine,
-        subcommands: [RunCommand.self, StatusCommand.self, HistoryCommand.self, ReportCommand.self, ExplainCommand.self, PreviewCommand.self,
-                      PruneCommand.self,
+        subcommands: [RunCommand.self, StatusCommand.self, HistoryCommand.self, ReportCommand.self, ExplainCommand.self,
+                      PreviewCommand.self, PruneCommand.self,
                       ForgetCommand.self, MigrateCommand.self, SeedDemoCommand.self],
         defaultSubcommand: nil
     )
 }
 
-/// Exit codes documented in `--help` and the README.
+/// One way a command ends: its code and what it means. `ExitCodes` lists them all; each
+/// command's `--help` is written from that list, and docs/operations.md's table matches it
+/// (OpsCommandLineTests).
+struct ExitStatus: Sendable {
+    let code: Int32
+    let meaning: String
+
+    var exitCode: ExitCode { ExitCode(code) }
+}
+
+/// Every exit status of plan-regen, in one place (docs/operations.md, "Exit codes and run statuses").
 enum ExitCodes {
-    static let fatal = ExitCode(1)
-    static let unknownUsers = ExitCode(3)
+    static let done = ExitStatus(code: 0, meaning: "done (rejected rows and partitions left to other runs included)")
+    static let fatal = ExitStatus(code: 1, meaning: "fatal error (database lost, read-only server, schema out of date, ...)")
+    /// `status --check`: the job is unhealthy (`StatusReport.problems`).
+    static let unhealthy = ExitStatus(code: 2, meaning: "status --check: a scope's latest run failed, or users are overdue")
+    static let unknownUsers = ExitStatus(code: 3, meaning: "done, but a --user id is unknown (no settings; for explain, no plan)")
     /// The run completed, but another run has held some of its user partitions for longer
     /// than --overlap-limit: their users are not being processed.
-    static let heldTooLong = ExitCode(4)
-    /// The run completed, but its metrics could not be written (`--metrics-file`) or pushed
-    /// (`--metrics-push`): monitoring would not see it. Logged at error.
-    static let metricsNotReported = ExitCode(5)
+    static let heldTooLong = ExitStatus(code: 4, meaning: "done, but another run has held partitions longer than --overlap-limit")
+    /// The run completed and committed, but its metrics could not be written or pushed:
+    /// monitoring would not see it. Logged at error.
+    static let metricsNotReported = ExitStatus(code: 5, meaning: "done and committed, but --metrics-file or --metrics-push failed")
+    static let usage = ExitStatus(code: ExitCode.validationFailure.rawValue, meaning: "usage error, or refused (--as-of far ahead, seed-demo into rows)")
     /// SIGTERM/SIGINT stopped the run between batches: what was done is committed and
     /// emitted; the next run continues. (EX_TEMPFAIL: try again later.)
-    static let stopped = ExitCode(75)
+    static let stopped = ExitStatus(code: 75, meaning: "stopped by SIGTERM/SIGINT after committing the batches done")
+
+    static let all = [done, fatal, unhealthy, unknownUsers, heldTooLong, metricsNotReported, usage, stopped]
+    /// What a command that only reads or writes once can end with.
+    static let common = [done, fatal, usage]
+
+    /// The "Exit codes" section of a command's `--help` (lines short enough not to wrap).
+    static func help(_ statuses: [ExitStatus]) -> String {
+        "\nExit codes:\n" + statuses.map { "  \(String($0.code).padding(toLength: 4, withPad: " ", startingAt: 0))\($0.meaning)" }
+            .joined(separator: "\n")
+    }
 }

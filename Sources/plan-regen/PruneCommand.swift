@@ -18,7 +18,8 @@ struct PruneCommand: ParsableCommand {
             Examples:
               plan-regen prune --older-than 30d
               plan-regen prune --older-than 12h --batch-size 1000
-            """)
+
+            """ + ExitCodes.help(ExitCodes.common))
 
     @OptionGroup var connection: ConnectionOptions
 

@@ -22,8 +22,9 @@ struct ReportCommand: ParsableCommand {
             Examples:
               plan-regen report --user 42 --out user-42.html
               plan-regen report --user 42 --from 2026-03-01 --out spring.html
-              plan-regen report --from 2026-03-01 --to 2026-03-31 --out march.html
-            """)
+              plan-regen report --from 2026-03-01 --to 2026-03-31 --out report-2026-03.html
+
+            """ + ExitCodes.help(ExitCodes.common))
 
     @OptionGroup var connection: ConnectionOptions
 

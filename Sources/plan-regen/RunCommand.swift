@@ -35,20 +35,14 @@ struct RunCommand: ParsableCommand {
               plan-regen run --as-of 2031-01-01T00:15:00Z --allow-future   # tests, demos
               plan-regen run --user 42 --user 43 --dry-run
               plan-regen run --sweep-all        # after an import or a restore
-              plan-regen run --notifications /var/lib/plan-regen/notifications.jsonl
+              plan-regen run --notifications /var/spool/plan-regen/notifications.jsonl
               plan-regen run --workers 4        # four batches at once (a remote database)
               plan-regen run --shard 0/2        # with another process running --shard 1/2
-              plan-regen run --metrics-file /var/lib/node_exporter/textfile/plan-regen.prom
+              plan-regen run --metrics-file /run/plan-regen/plan-regen.prom
               plan-regen run --shard 0/2 --metrics-push http://pushgateway:9091
               plan-regen run --log-format json --log-level notice
 
-            Exit codes: 0 done (rejected rows included; also when other runs held some \
-            partitions); 1 fatal error (database lost, claim lost, read-only server, ...); 3 done, \
-            but a --user id has no user_settings row; 4 done, but another run has held partitions \
-            longer than --overlap-limit; 5 done, but --metrics-file or --metrics-push failed; \
-            64 usage error; 75 stopped by SIGTERM/SIGINT after committing the batches done (rerun to \
-            continue).
-            """)
+            """ + ExitCodes.help([ExitCodes.done, ExitCodes.fatal, ExitCodes.unknownUsers, ExitCodes.heldTooLong, ExitCodes.metricsNotReported, ExitCodes.usage, ExitCodes.stopped]))
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -180,7 +174,9 @@ struct RunCommand: ParsableCommand {
             #endif
             let connection = self.connection
             let runner = NightlyRunner(
-                stores: .postgres(connect: { try connection.connect() }, timeouts: connection.timeouts), zones: zones,
+                stores: .postgres(connect: { try connection.connect() }, timeouts: connection.timeouts,
+                                  warn: { logger.warning("\($0)") }),
+                zones: zones,
                 logger: logger, notifications: sink, report: .standardOutput())
             summary = try runner.run(RunOptions(
                 asOf: runAsOf,
@@ -214,9 +210,9 @@ struct RunCommand: ParsableCommand {
         ])
         let reported = reportMetrics(summary.stoppedEarly ? .stopped(summary) : .succeeded(summary), asOf: runAsOf,
                                      zones: loadedZones, logger: logger)
-        if !reported { throw ExitCodes.metricsNotReported }
-        if summary.stoppedEarly { throw ExitCodes.stopped }
-        if summary.heldTooLong { throw ExitCodes.heldTooLong }
-        if !summary.unknownUsers.isEmpty { throw ExitCodes.unknownUsers }
+        if !reported { throw ExitCodes.metricsNotReported.exitCode }
+        if summary.stoppedEarly { throw ExitCodes.stopped.exitCode }
+        if summary.heldTooLong { throw ExitCodes.heldTooLong.exitCode }
+        if !summary.unknownUsers.isEmpty { throw ExitCodes.unknownUsers.exitCode }
     }
 }

@@ -18,7 +18,8 @@ struct SeedDemoCommand: ParsableCommand {
             Examples:
               plan-regen seed-demo --users 300
               plan-regen seed-demo --users 100000 --first-user-id 1000001 --force
-            """)
+
+            """ + ExitCodes.help(ExitCodes.common))
 
     @OptionGroup var connection: ConnectionOptions
 

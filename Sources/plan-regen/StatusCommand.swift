@@ -18,11 +18,18 @@ struct StatusCommand: ParsableCommand {
 
             Only reads: it works on a hot standby too.
 
+            --check makes it a health check (a probe, a monitoring plugin): after the report, \
+            each problem is logged at error and the exit status is 2 when the latest run of \
+            some scope (all users, a shard) failed, was abandoned or found partitions held too \
+            long, or when users are overdue (due for more than 15 minutes, as in the metrics).
+
             Examples:
               plan-regen status
               plan-regen status --format json | jq .users.overdue
               plan-regen status --runs 30
-            """)
+              plan-regen status --check > /dev/null   # exit 2 when unhealthy
+
+            """ + ExitCodes.help([ExitCodes.done, ExitCodes.fatal, ExitCodes.unhealthy, ExitCodes.usage]))
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case text
@@ -41,18 +48,27 @@ struct StatusCommand: ParsableCommand {
     @Option(help: ArgumentHelp("text (people) or json (scripts).", valueName: "text|json"))
     var format: Format = .text
 
+    @ArgumentParser.Flag(help: "Exit 2 when a scope's latest run failed or users are overdue (a health check).")
+    var check = false
+
     func validate() throws {
         guard (1...1000).contains(runs) else { throw ValidationError("--runs must be between 1 and 1000") }
     }
 
     func run() throws {
-        try connection.run("status") { _ in
+        try connection.run("status") { logger in
+            let store = try connection.openStore(for: .readOnly)
+            if store.userSettingsIndexMissing { logger.warning("\(UserSettingsIndex.missingWarning)") }
             let report = try StatusReport.gather(
-                from: connection.openStore(for: .readOnly), at: asOf ?? wallClockNow(),
+                from: store, at: asOf ?? wallClockNow(),
                 zones: Result { try ZoneDatabase.loadSystem() }, binaryVersion: binaryVersion, runs: runs)
             switch format {
             case .text: print(report.text(), terminator: "")
             case .json: print(try report.json())
+            }
+            if check, !report.problems.isEmpty {
+                for problem in report.problems { logger.error("status check: \(problem)") }
+                throw ExitCodes.unhealthy.exitCode
             }
         }
     }

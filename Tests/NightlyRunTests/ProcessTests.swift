@@ -46,7 +46,7 @@ import TestSupport
     }
 
     /// The other users are done first; then the unknown id is reported and the exit
-    /// code is 3 (README, "Exit codes").
+    /// code is 3 (docs/operations.md, "Exit codes and run statuses").
     @Test func anUnknownUserIDIsReportedOnStderrAndExitsWith3AfterTheOthers() throws {
         try RunDriver.withFresh { driver in
             try driver.insert(TestUser(userID: 5, updatedAt: try #require(Instant(rfc3339: "2026-04-09T10:00:00Z"))))

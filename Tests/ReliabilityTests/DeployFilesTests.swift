@@ -42,17 +42,68 @@ import Testing
         #expect(try container(of: prune)["args"] as? [String] == ["prune", "--older-than", "30d", "--log-format", "json"])
     }
 
-    /// The crontab writes the metrics file into node_exporter's textfile directory, not
-    /// beside the notifications (health data) and not into a directory the consumer reads.
+    /// The crontab writes the metrics file into the one textfile directory the unit uses
+    /// too, not beside the notifications (health data) nor into a directory the consumer reads.
     @Test func theCrontabWritesMetricsForTheTextfileCollectorApartFromTheNotifications() throws {
         let run = try #require(try deployFile("crontab").split(separator: "\n").first { $0.hasPrefix("*/15 ") })
         let words = run.split(separator: " ").map(String.init)
         let metrics = try #require(words.firstIndex(of: "--metrics-file").map { words[$0 + 1] })
         let notifications = try #require(words.firstIndex(of: "--notifications").map { words[$0 + 1] })
-        #expect(metrics == "/var/lib/prometheus/node-exporter/plan-regen.prom")
-        #expect(metrics.hasSuffix(".prom"))
+        #expect(metrics == Self.metricsFile)
         #expect((metrics as NSString).deletingLastPathComponent != (notifications as NSString).deletingLastPathComponent)
-        #expect(notifications == "/var/spool/plan-regen/notifications.jsonl")
+        #expect(notifications == Self.notificationsFile)
+    }
+
+    static let notificationsFile = "/var/spool/plan-regen/notifications.jsonl"
+    static let metricsFile = "/run/plan-regen/plan-regen.prom"
+
+    /// One notifications file and one metrics file everywhere they are named: the unit
+    /// (its RuntimeDirectory= is /run/plan-regen), the crontab, `run --help` and the
+    /// operations guide; no other spool or textfile directory is mentioned.
+    @Test func everyDeploymentNamesTheSameNotificationsAndMetricsFiles() throws {
+        let service = try deployFile("systemd/plan-regen.service")
+        #expect(service.contains("RuntimeDirectory=plan-regen\n"))
+        let unitPaths = service.replacingOccurrences(of: "${RUNTIME_DIRECTORY}", with: "/run/plan-regen")
+        let help = try JobProcess.run(["help", "run"])
+        let guide = try String(contentsOfFile: repositoryPath("docs/operations.md"), encoding: .utf8)
+        for (name, text) in [("plan-regen.service", unitPaths), ("crontab", try deployFile("crontab")),
+                             ("run --help", help.stdout), ("docs/operations.md", guide)] {
+            #expect(text.contains("--notifications \(Self.notificationsFile)"), "\(name)")
+            #expect(text.contains("--metrics-file \(Self.metricsFile)"), "\(name)")
+            for stray in ["/var/lib/plan-regen", "node-exporter/", "node_exporter/textfile"] {
+                #expect(!text.contains(stray), "\(name) names \(stray)")
+            }
+        }
+    }
+
+    /// Under DynamicUser= the password cannot come from a file root owns: both units take
+    /// it as a systemd credential and point libpq's PGPASSFILE at it.
+    @Test func theUnitsReadThePasswordAsACredential() throws {
+        for unit in ["plan-regen.service", "plan-regen-prune.service"] {
+            let text = try deployFile("systemd/\(unit)")
+            #expect(text.contains("\nLoadCredential=pgpass:/etc/plan-regen/pgpass\n"), "\(unit)")
+            #expect(text.contains("\nEnvironment=PGPASSFILE=%d/pgpass\n"), "\(unit)")
+            #expect(text.contains("\nDocumentation=file:/usr/share/doc/plan-regen/operations.md\n"), "\(unit)")
+        }
+    }
+
+    /// libpq 15 reads verify-full without sslrootcert as ~/.postgresql/root.crt, which no
+    /// deployment has: every connection string that asks for verify-full names the CA file.
+    @Test func everyVerifyFullExampleNamesItsCA() throws {
+        let files = ["deploy/systemd/plan-regen.service", "deploy/crontab", "deploy/kubernetes/cronjob.yaml",
+                     "README.md"] + documentationFiles()
+        var checked = 0
+        for file in files {
+            let text = try String(contentsOfFile: repositoryPath(file), encoding: .utf8)
+            let connectionStrings = text.split(separator: "\n").filter {
+                $0.contains("sslmode=verify-full") && ($0.contains("postgresql://") || $0.contains("host="))
+            }
+            for line in connectionStrings {
+                #expect(line.contains("sslrootcert="), "\(file): \(line)")
+            }
+            checked += connectionStrings.count
+        }
+        #expect(checked >= 5)
     }
 
     /// Under DynamicUser= the notifications go to a directory the consumer's group can
@@ -130,9 +181,15 @@ import Testing
         }
     }
 
-    /// Both run CronJobs: exit 75 (stopped by SIGTERM: a node drain) is not a Job failure,
-    /// and the run's metrics go to the Pushgateway (a pod has no textfile collector).
+    /// Both run CronJobs: exit 75 (stopped by SIGTERM: a node drain) is not a Job failure;
+    /// exit 5 (work committed, metrics push failed) fails it at once, never retried; the
+    /// run's metrics go to the Pushgateway named in the ConfigMap plan-regen-config (a pod
+    /// has no textfile collector).
     @Test(.requires(.python3Yaml)) func theCronJobsIgnoreExit75AndPushTheirMetrics() throws {
+        let config = try YAMLDocuments(file: "kubernetes/plan-regen-config.yaml").single
+        #expect(config["kind"] as? String == "ConfigMap")
+        #expect(try dictionary(config, "metadata")["name"] as? String == "plan-regen-config")
+        #expect(try dictionary(config, "data")["METRICS_PUSH_URL"] as? String == "http://prometheus-pushgateway:9091")
         for file in ["kubernetes/cronjob.yaml", "kubernetes/sharded/cronjob-sharded.yaml"] {
             let cronJob = try YAMLDocuments(file: file).single
             let job = try dictionary(cronJob, "spec", "jobTemplate", "spec")
@@ -145,9 +202,16 @@ import Testing
                                        && $0["containerName"] as? String == "plan-regen" }, "\(file)")
             // Exit 1 (a fatal error) stays a counted failure.
             #expect(!rules.contains { (($0["onExitCodes"] as? [String: Any])?["values"] as? [Int])?.contains(1) == true })
+            let failing = rules.filter { ["FailJob", "FailIndex"].contains($0["action"] as? String) }
+                .compactMap { ($0["onExitCodes"] as? [String: Any])?["values"] as? [Int] }.flatMap { $0 }
+            #expect(Set(failing) == [4, 5, 64], "\(file)")
             let args = try #require(try container(of: cronJob)["args"] as? [String])
             let push = try #require(args.firstIndex(of: "--metrics-push"), "\(file)")
-            #expect(args[push + 1] == "http://prometheus-pushgateway:9091")
+            #expect(args[push + 1] == "$(METRICS_PUSH_URL)")
+            let env = try #require(try container(of: cronJob)["env"] as? [[String: Any]])
+            let url = try #require(env.first { $0["name"] as? String == "METRICS_PUSH_URL" })
+            let reference = try dictionary(url, "valueFrom", "configMapKeyRef")
+            #expect(reference["name"] as? String == "plan-regen-config" && reference["key"] as? String == "METRICS_PUSH_URL")
         }
     }
 
@@ -165,7 +229,7 @@ import Testing
         #expect(job["completions"] as? Int == 1 && job["parallelism"] as? Int == 1)
         #expect(try container(of: cronJob)["args"] as? [String] == [
             "run", "--log-format", "json", "--shard", "$(JOB_COMPLETION_INDEX)/1",
-            "--metrics-push", "http://prometheus-pushgateway:9091"])
+            "--metrics-push", "$(METRICS_PUSH_URL)"])
     }
 
     /// kustomize (kubectl's) renders the sharded CronJob with the one count in all three
@@ -217,6 +281,12 @@ import Testing
         }
         return node
     }
+}
+
+/// README.md and every Markdown file of docs/, as repository paths.
+func documentationFiles() -> [String] {
+    let docs = (try? FileManager.default.contentsOfDirectory(atPath: repositoryPath("docs"))) ?? []
+    return docs.filter { $0.hasSuffix(".md") }.sorted().map { "docs/" + $0 }
 }
 
 /// YAML documents read by Debian's python3-yaml (`yaml.safe_load_all`), handed over as JSON.

@@ -72,13 +72,25 @@ import Testing
             #expect(Self.value(#"plan_regen_last_run_success{instance="nightly-eu",job="plan-regen"}"#, in: both) == 1)
             #expect(Self.value("plan_regen_run_failures_total{\(group)}", in: both) == 1)
 
-            // The gateway is gone: the run completes, logs why, and exits 5.
+            // The gateway is gone (docs/operations.md, exit 5): the run still commits and
+            // emits its work (two weeks on, phase switches), logs why, and exits 5, which the
+            // CronJobs fail without a retry (DeployFilesTests).
             gateway.stop()
-            let unpushed = try database.run(["--as-of", Self.asOf, "--notifications", lines.path,
+            let plansBefore = try database.owner().query("SELECT count(*) AS n FROM plan_history", purpose: "test")
+                .singleRow().int("n")
+            let unpushed = try database.run(["--as-of", "2026-03-15T12:00:00Z", "--notifications", lines.path,
                                              "--metrics-push", gateway.url])
             #expect(unpushed.status == 5, "\(unpushed.stderr)")
             #expect(unpushed.stderr.contains(" error cannot push metrics to the Pushgateway at \(gateway.url)"),
                     "\(unpushed.stderr)")
+            let after = try database.owner().query("""
+                SELECT (SELECT count(*) FROM plan_history) AS plans,
+                       (SELECT status FROM plan_runs ORDER BY run_id DESC LIMIT 1) AS status,
+                       (SELECT count(*) FROM notification_batches WHERE emitted_at IS NULL) AS pending
+                """, purpose: "test").singleRow()
+            #expect(try after.int("plans") > plansBefore, "the run's plans are committed")
+            #expect(try after.string("status") == "succeeded")
+            #expect(try after.int("pending") == 0, "and its notifications emitted")
         }
     }
 

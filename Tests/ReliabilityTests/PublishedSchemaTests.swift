@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// The published schemas (`docs/schemas/`, README "Published schemas") against an
+/// The published schemas (`docs/schemas/`, docs/analysts.md, "JSON Schemas") against an
 /// independent validator: they are valid 2020-12 schemas, the worked examples' snapshots,
 /// diffs and notification lines pass, and the two lines a consumer must be protected from
 /// (no `id`; `user_id` a string) fail. The lines and history the runs of KillTests, SoakTests

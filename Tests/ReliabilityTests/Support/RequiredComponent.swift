@@ -31,6 +31,8 @@ enum RequiredComponent: String, CaseIterable, Sendable {
     // Metrics and alerts (ObservabilityTests, OpsMetricsTests).
     case promtool
     case pushgateway = "prometheus-pushgateway"
+    // The test CA and server certificate of TLSTests.
+    case openssl
 
     /// The program's full path, or nil when it is not installed.
     var installedPath: String? {
@@ -40,7 +42,7 @@ enum RequiredComponent: String, CaseIterable, Sendable {
         case .psql, .pgBasebackup, .pgCtl:
             Subprocess.postgresBinDirectory.map { "\($0)/\(rawValue)" }
                 .flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
-        case .systemdAnalyze, .logrotate, .kubectl:
+        case .systemdAnalyze, .logrotate, .kubectl, .openssl:
             Subprocess.executable(rawValue)
         case .python3Yaml:
             Self.python3WithYaml
@@ -88,6 +90,7 @@ enum RequiredComponent: String, CaseIterable, Sendable {
         case .kubectl: "kubectl"
         case .promtool: "prometheus"
         case .pushgateway: "prometheus-pushgateway"
+        case .openssl: "openssl"
         }
     }
 
