@@ -263,8 +263,8 @@ struct PlanRegenBench: ParsableCommand {
 
     /// Nothing due and a single-user rerun, median of five each.
     ///
-    /// The runs are a minute apart: with `--sweep-period 480` each compares an eighth of
-    /// the ids, as a 15-minute timer does with the default 2-hour period. The same runs
+    /// The runs are a minute apart: with `--sweep-period 960` each compares a sixteenth of
+    /// the ids, as a 15-minute timer does with the default 4-hour period. The same runs
     /// with a period so long that they compare next to nothing give the sweep's own cost.
     private func measureIdleRuns(users: Int, after night: Instant, url: [String], label: String, job: JobBinary,
                                  report: inout Report, runArgs: (Instant, [String], [String]) -> [String]) throws {
@@ -274,18 +274,18 @@ struct PlanRegenBench: ParsableCommand {
         let start = night.adding(seconds: label.isEmpty ? 0 : 3600)
         for attempt in 1...5 {
             let asOf = start.adding(seconds: Int64(attempt) * 60)
-            nothing += try job.run([runArgs(asOf, ["--sweep-period", "480"], url)])
+            nothing += try job.run([runArgs(asOf, ["--sweep-period", "960"], url)])
             single += try job.run([runArgs(asOf, ["--user", "\(users / 2)"], url)])
         }
         for attempt in 6...10 {
             withoutSweep += try job.run([runArgs(start.adding(seconds: Int64(attempt) * 60), ["--sweep-period", "100000000"], url)])
         }
-        report.add(Report.Row(scenario: "nothing due\(label), an eighth of the ids swept (median of 5)", users: users,
+        report.add(Report.Row(scenario: "nothing due\(label), a sixteenth of the ids swept (median of 5)", users: users,
                               config: "a 15-minute timer's share", runs: [median(nothing)], floor: nil))
         report.add(Report.Row(scenario: "nothing due\(label), next to no id swept (median of 5)", users: users,
                               config: "--sweep-period 100000000", runs: [median(withoutSweep)], floor: nil))
         report.note(String(format: "%d users\(label): the late-row sweep's own cost per 15-minute run %.0f ms "
-                           + "(nothing due with an eighth of the ids swept, less with next to none)", users,
+                           + "(nothing due with a sixteenth of the ids swept, less with next to none)", users,
                            (median(nothing).wallSeconds - median(withoutSweep).wallSeconds) * 1000))
         report.add(Report.Row(scenario: "single-user rerun `--user`\(label) (median of 5)", users: 1,
                               config: "no flags", runs: [median(single)], floor: nil))

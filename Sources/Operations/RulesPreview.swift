@@ -53,10 +53,11 @@ public struct RulesPreview: Encodable, Sendable {
     ]
 
     /// Compares every user under older rules. `eachUser` sees each compared user's
-    /// evaluation at its rollout midnight (the tests compare it with what the runs write).
+    /// evaluation and the instant of the run that would write it (the tests compare it with
+    /// what the runs write).
     public static func gather(from store: PlanStore, at now: Instant, zones: ZoneDatabase, binaryVersion: String,
                               batchSize: Int = 2000,
-                              eachUser: (_ userID: Int64, _ midnight: Instant, _ evaluation: Evaluation) -> Void = { _, _, _ in })
+                              eachUser: (_ userID: Int64, _ writtenAt: Instant, _ evaluation: Evaluation) -> Void = { _, _, _ in })
         throws -> RulesPreview {
         var preview = RulesPreview(binaryVersion: binaryVersion, rulesVersion: PlanRules.rulesVersion,
                                    at: StatusReport.text(now))
@@ -68,9 +69,9 @@ public struct RulesPreview: Encodable, Sendable {
         try store.forEachUser(evaluatedUnder: versions.filter { RulesVersionStanding(of: $0) == .older },
                               batchSize: batchSize) { users in
             for user in users {
-                guard let (midnight, evaluation) = evaluateAtRolloutMidnight(
+                guard let (writtenAt, evaluation) = evaluateAtRolloutMidnight(
                     row: user.row, state: user.state, rolloutStart: now, zones: zones) else { continue }
-                eachUser(user.userID, midnight, evaluation)
+                eachUser(user.userID, writtenAt, evaluation)
                 preview.usersCompared += 1
                 for rejection in evaluation.rejections { preview.rejections[rejection.field.rawValue, default: 0] += 1 }
                 guard let history = evaluation.history, let before = history.previous else {

@@ -99,18 +99,23 @@ public struct RulesRollout: Hashable, Sendable {
     }
 }
 
-/// What the job's rules version would do for a user at the midnight its rollout reaches
-/// them, were the rollout to start at `rolloutStart` (plan-rules.md section 2.1): the run's
-/// own `evaluate`, at that instant. Nil without a settings row or a current plan. For
-/// `plan-regen preview`.
+/// What the job's rules version would write for a user were its rollout to start at
+/// `rolloutStart` (plan-rules.md section 2.1), as the runs would: the run at that instant
+/// plans the user at once when another reason is due (a catch-up, with `rules_changed`
+/// listed); otherwise the run at the midnight the rollout reaches them does. The run's own
+/// `evaluate` both times. Returns the instant of the run that writes and its evaluation;
+/// nil without a settings row or a current plan. For `plan-regen preview`.
 public func evaluateAtRolloutMidnight(row: UserSettingsRow?, state: UserPlanState?, rolloutStart: Instant,
-                                      zones: ZoneDatabase) -> (midnight: Instant, evaluation: Evaluation)? {
+                                      zones: ZoneDatabase) -> (at: Instant, evaluation: Evaluation)? {
     guard let row, let state, let current = state.currentPlan,
           let zone = planDateZone(row: row, currentPlan: current, zones: zones) else { return nil }
     let rollout = RulesRollout(start: rolloutStart)
-    let lastEvaluated = state.lastEvaluatedDate ?? current.planDate
+    let atStart = evaluate(row: row, state: state, at: rolloutStart, manualRerun: false, zones: zones, rollout: rollout)
+    if atStart.history != nil { return (rolloutStart, atStart) }
+    let after = atStart.newState
+    let lastEvaluated = after.lastEvaluatedDate ?? current.planDate
     guard let date = rollout.firstDate(after: lastEvaluated, in: zone) else { return nil }
     let midnight = zone.startOfDay(date)
-    return (midnight, evaluate(row: row, state: state, at: midnight, manualRerun: false, zones: zones,
+    return (midnight, evaluate(row: row, state: after, at: midnight, manualRerun: false, zones: zones,
                                rollout: rollout))
 }
