@@ -13,6 +13,8 @@ import PackageDescription
 //   PlanJSON    the JSON of snapshots, diffs and notification lines; a strict parser
 //   PlanStore   SQL: migrations, reading user_settings, writing plans and the outbox
 //   DemoData    made-up user_settings rows for seed-demo, the tests and the benchmark
+//   CCurl       module map over the system libcurl (Debian: libcurl4-openssl-dev)
+//   Webhooks    Standard Webhooks requests: signing (swift-crypto), one POST over libcurl
 //   NightlyRun  the run pipeline: due users -> rules -> store -> notifications
 //   Operations  what ops and analysts see: log lines, metrics file, stop signal,
 //               history timeline and CSV, the explain outlook
@@ -44,6 +46,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(
@@ -52,6 +55,8 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .systemLibrary(name: "CGlibcMalloc"),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "Webhooks", dependencies: ["CCurl", .product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "CBuildStamp", cSettings: buildStamp),
         .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: crossModuleOptimization),
         .target(name: "PlanRules", swiftSettings: faultInjectionInDebugBuilds),
@@ -62,7 +67,7 @@ let package = Package(
         .target(
             name: "NightlyRun",
             dependencies: [
-                "PlanStore", "PlanJSON", "PlanRules", "Postgres",
+                "PlanStore", "PlanJSON", "PlanRules", "Postgres", "Webhooks",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: faultInjectionInDebugBuilds + crossModuleOptimization
@@ -70,7 +75,7 @@ let package = Package(
         .target(
             name: "Operations",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules",
+                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Webhooks",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -78,6 +83,7 @@ let package = Package(
             name: "plan-regen",
             dependencies: [
                 "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "DemoData", "ZoneFiles", "CBuildStamp",
+                "Webhooks",
                 .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,6 +104,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Postgres"], path: "Tests/TestSupport"),
         .testTarget(name: "PlanRulesTests", dependencies: ["PlanRules", "PlanJSON", "ZoneFiles"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "WebhooksTests", dependencies: ["Webhooks"]),
         .testTarget(name: "PlanStoreTests", dependencies: ["PlanStore", "PlanJSON", "PlanRules", "Postgres", "TestSupport"]),
         .testTarget(
             name: "NightlyRunTests",
@@ -113,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles", "Webhooks",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

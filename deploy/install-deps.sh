@@ -16,7 +16,8 @@
 #                                   # python3-jsonschema (an independent validator for the
 #                                   # published docs/schemas/*.schema.json), chromium
 #                                   # (opens the report pages headless) and openssl (a test
-#                                   # CA for a server with ssl=on)
+#                                   # CA for a server with ssl=on), python3-venv (the
+#                                   # webhook receiver's virtual environment) and strace
 set -euo pipefail
 
 with_test_tools=false
@@ -52,6 +53,11 @@ missing_test_packages() {
     has_program chromium || echo chromium
     # A test CA and server certificate for the TLS tests (TLSTests).
     has_program openssl || echo openssl
+    # The webhook tests' receiver runs in a virtual environment (Debian's Python refuses a
+    # system-wide pip install; the tests install PyPI's standardwebhooks into it), and
+    # strace shows the notifications file fsync'ed before the outbox marks it.
+    /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || echo python3-venv
+    has_program strace || echo strace
     # FoundationNetworking links libcurl: a --static-swift-stdlib build needs libcurl.so.
     [[ -e "/usr/lib/$(uname -m)-linux-gnu/libcurl.so" ]] || echo libcurl4-openssl-dev
 }

@@ -24,6 +24,7 @@ struct PlanRegenBench: ParsableCommand {
               plan-regen-bench --sizes 10000000            # first, nightly, nothing-due, single-user only
               plan-regen-bench --sizes 20000 --repeats 1 --naive-users 0 --markdown /tmp/bench.md
               plan-regen-bench --sizes 100000 --decode-only   # µs to decode one stored plan
+              plan-regen-bench --sizes 1000000 --webhook-comparison --repeats 1
             """)
 
     @Option(help: ArgumentHelp("Numbers of users, comma-separated.", valueName: "n,n"))
@@ -66,6 +67,13 @@ struct PlanRegenBench: ParsableCommand {
     @ArgumentParser.Flag(help: "Measure decoding stored plans only (plan_history.snapshot::text after a first run, µs per snapshot, CPU time): for work on reading plans back.")
     var decodeOnly = false
 
+    @ArgumentParser.Flag(help: "Measure only a first run delivering by webhook to the reference receiver on this machine against the same run writing a file.")
+    var webhookComparison = false
+
+    @Option(help: ArgumentHelp("The Python with standardwebhooks that runs deploy/examples/webhook_receiver.py (--webhook-comparison).",
+                               valueName: "path"))
+    var receiverPython = "/tmp/plan-regen-webhook-venv/bin/python"
+
     /// The first run's instant; later runs are days after it.
     static let t0 = Instant(rfc3339: "2026-11-22T12:00:00Z")!
 
@@ -101,7 +109,7 @@ struct PlanRegenBench: ParsableCommand {
         for size in sizes {
             try measureJob(users: size, job: job, zones: zones, report: &report)
         }
-        if naiveUsers > 0, !rulesOnly, !decodeOnly {
+        if naiveUsers > 0, !rulesOnly, !decodeOnly, !webhookComparison {
             log("naive peer: \(naiveUsers) users")
             let database = try BenchDatabase.create("plan_regen_bench_naive", users: naiveUsers,
                                                     writtenBefore: Self.t0.adding(seconds: -86_400))
@@ -147,7 +155,7 @@ struct PlanRegenBench: ParsableCommand {
                    onboarding_completed, updated_at FROM user_settings
             """, userColumn: "user_id")
 
-        if users <= 200_000 || rulesOnly {
+        if (users <= 200_000 && !webhookComparison) || rulesOnly {
             let rules = try RulesOnly.measure(database: database, users: users, at: Self.t0, zones: zones)
             report.note(String(format: "rules only, in process, %d users (%d valid): a full plan (zone, local date, "
                                + "validation, computePlan) %.2f µs/user; evaluate (also due reasons, diff, "
@@ -157,6 +165,22 @@ struct PlanRegenBench: ParsableCommand {
                                rules.evaluateNanosPerUser / 1000, rules.evaluateAndEncodeNanosPerUser / 1000))
         }
         if rulesOnly { return }
+        if webhookComparison {
+            let result = try WebhookComparison.measure(
+                database: database, users: users, job: job, repeats: repeats, scratch: scratch,
+                receiverPython: receiverPython, runArgs: { runArgs(Self.t0, $0) })
+            report.add(Report.Row(scenario: "first run, lines to a file", users: users, config: defaults,
+                                  runs: result.file, floor: nil))
+            report.add(Report.Row(scenario: "first run, lines to a webhook on this machine", users: users,
+                                  config: defaults, runs: result.webhook, floor: nil,
+                                  proxyCPUSeconds: result.receiverCPUSeconds))
+            let ratio = report.rows[report.rows.count - 1].seconds / report.rows[report.rows.count - 2].seconds
+            report.note(String(format: "%d users: the webhook run took %.2f× the file run's wall time; the receiver "
+                               + "(no signature check) used %.1f s of CPU in its last run", users, ratio,
+                               result.receiverCPUSeconds))
+            try database.drop()
+            return
+        }
 
         // (a) Everyone is new, with no flags, `repeats` times; the notification file of
         // the last is kept for its size. Each run is followed by one load of its floor.

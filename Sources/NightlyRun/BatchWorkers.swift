@@ -75,10 +75,10 @@ extension NightlyRunner {
     /// `rollout`: the rules version's rollout every evaluation uses.
     func processBatches(_ queue: BatchQueue, lateCandidates: UserIDSet, rollout: RulesRollout, mainStore: any RunStore,
                         runID: Int64, options: RunOptions, manual: Bool, claims: ClaimKeeper?,
-                        logger: Logger) throws -> BatchesDone {
+                        delivery: NotificationDelivery?, logger: Logger) throws -> BatchesDone {
         let workers = min(options.workers, max(1, (queue.candidateCount + queue.batchSize - 1) / queue.batchSize))
         let worker = BatchWorker(runner: self, queue: queue, runID: runID, options: options, manual: manual,
-                                 claims: claims, lateCandidates: lateCandidates, rollout: rollout)
+                                 claims: claims, lateCandidates: lateCandidates, rollout: rollout, delivery: delivery)
         if workers <= 1 {
             worker.work(store: mainStore, logger: logger)
         } else {
@@ -114,9 +114,12 @@ struct BatchWorker: Sendable {
     let claims: ClaimKeeper?
     let lateCandidates: UserIDSet
     let rollout: RulesRollout
+    /// With a webhook: the thread that posts the committed batches (nil: written here).
+    let delivery: NotificationDelivery?
 
     /// Takes batches until none is left. Each batch is one transaction — fence, load,
-    /// evaluate, write — then its notification lines are emitted and marked emitted.
+    /// evaluate, write — then its notification lines are emitted and marked emitted, or
+    /// handed to the delivery thread (a webhook: planning never waits for the receiver).
     func work(store: any RunStore, logger: Logger) {
         do {
             if !options.dryRun { try store.ensureHistoryPartitions(for: Self.likelyPlanDates(at: options.asOf)) }
@@ -159,9 +162,10 @@ struct BatchWorker: Sendable {
                 // scheduled run.
                 let partitionGuard: PartitionGuard = manual
                     ? .exclusively(partitions: partitions) : .claimedBy(runID: runID, partitions: partitions)
-                let outcome = try runner.process(batch, store: store, after: partitionGuard, options: options,
+                var outcome = try runner.process(batch, store: store, after: partitionGuard, options: options,
                                                  manual: manual, lateCandidates: lateCandidates, rollout: rollout,
                                                  logger: logger)
+                outcome.write.deliveryClaim = delivery?.claim
                 missingMonths = store.missingHistoryPartitions(for: outcome.write.history.map(\.planDate))
                 guard missingMonths.isEmpty else { return nil }
                 let notificationBatch = try store.write(outcome.write, runID: runID, generatedAt: options.asOf)
@@ -174,8 +178,12 @@ struct BatchWorker: Sendable {
                 continue
             }
             if let notificationBatch {
-                try runner.notifications.emit(lines: outcome.write.notificationLines)
-                try store.markEmitted(batch: notificationBatch)
+                if let delivery {
+                    delivery.submit(batchID: notificationBatch, write: outcome.write)
+                } else {
+                    try runner.notifications.emit(lines: outcome.write.notificationLines)
+                    try store.markEmitted(batch: notificationBatch)
+                }
             }
             return outcome
         }

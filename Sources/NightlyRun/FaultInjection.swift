@@ -19,17 +19,29 @@ import Darwin
 /// PLAN_REGEN_FAULT=mid-emit:2      die after writing the first half of the 2nd call's lines
 /// PLAN_REGEN_FAULT=after-emit:1    die after writing the 1st call's lines, before they are marked emitted
 /// ```
+///
+/// With a webhook (`--notifications https://…`) the points are counted in requests
+/// (`WebhookDelivery`), each a POST of at most 1,000 lines:
+///
+/// ```
+/// PLAN_REGEN_FAULT=before-post:2   die before sending the 2nd request
+/// PLAN_REGEN_FAULT=mid-post:1      die once part of the 1st request's body is sent, before its answer
+/// PLAN_REGEN_FAULT=after-post:3    die after the 3rd request was answered 2xx, before its batch is marked
+/// ```
 public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
     public enum Point: String, Sendable, CaseIterable {
         case beforeEmit = "before-emit"
         case midEmit = "mid-emit"
         case afterEmit = "after-emit"
+        case beforePost = "before-post"
+        case midPost = "mid-post"
+        case afterPost = "after-post"
     }
 
     public static let environmentVariable = "PLAN_REGEN_FAULT"
 
     public var point: Point
-    /// Which call to `emit` (1 = the first of this process).
+    /// Which call to `emit`, or which request (1 = the first of this process).
     public var call: Int
 
     public init(point: Point, call: Int) {
@@ -57,7 +69,7 @@ public struct FaultInjection: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(point.rawValue):\(call)" }
 
     /// Dies at once, without unwinding, flushing or closing anything.
-    func killProcess() -> Never {
+    public func killProcess() -> Never {
         kill(getpid(), SIGKILL)
         fatalError("SIGKILL did not end the process")
     }

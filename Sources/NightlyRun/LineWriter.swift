@@ -7,8 +7,9 @@ import Darwin
 
 /// Writes lines to stdout or to a file opened for appending: the dry-run report,
 /// `history`'s export, and under `NotificationSink` the notification lines. `emit`
-/// returns only once every byte was handed to the kernel, and holds a lock, so the lines
-/// of one call stay together when workers share a writer.
+/// returns only once every byte was handed to the kernel (and, for a durable file, synced
+/// to disk), and holds a lock, so the lines of one call stay together when workers share
+/// a writer.
 ///
 /// The process must ignore SIGPIPE (the CLI does) so that a closed pipe becomes a thrown
 /// error instead of killing it.
@@ -18,6 +19,8 @@ public final class LineWriter: Sendable {
     /// `stdout` or the file's path, for messages.
     public let destination: String
     private let writing = Mutex(())
+    /// Each emit ends with `fsync` (`appending(toFile:durable:)`).
+    private let durable: Bool
 
     public static func standardOutput() -> LineWriter {
         LineWriter(descriptor: STDOUT_FILENO, ownsDescriptor: false, destination: "stdout")
@@ -27,10 +30,17 @@ public final class LineWriter: Sendable {
     /// partial last line (a large write to a file is not all-or-nothing); the file is then
     /// ended with a newline first, so that fragment stays a line of its own instead of
     /// swallowing the next complete line.
-    public static func appending(toFile path: String) throws -> LineWriter {
-        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+    ///
+    /// `durable`: every `emit` returns only once the bytes are on disk (`fsync`), and a
+    /// file this call creates has its directory entry synced too, so that lines marked
+    /// emitted survive a host crash or a power loss (the notification lines).
+    public static func appending(toFile path: String, durable: Bool = false) throws -> LineWriter {
+        var fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let created = fd >= 0
+        if !created, errno == EEXIST { fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC) }
         guard fd >= 0 else { throw LineWriterError(action: "open \(path) for appending", errno: errno) }
-        let writer = LineWriter(descriptor: fd, ownsDescriptor: true, destination: path)
+        let writer = LineWriter(descriptor: fd, ownsDescriptor: true, destination: path, durable: durable)
+        if durable, created { try syncDirectory(of: path) }
         var status = stat()
         var last: UInt8 = 0
         if fstat(fd, &status) == 0, status.st_size > 0, pread(fd, &last, 1, status.st_size - 1) == 1,
@@ -40,10 +50,20 @@ public final class LineWriter: Sendable {
         return writer
     }
 
-    private init(descriptor: Int32, ownsDescriptor: Bool, destination: String) {
+    /// Syncs the directory holding `path`, so that a file just created in it stays there.
+    private static func syncDirectory(of path: String) throws {
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw LineWriterError(action: "open the directory of \(path) to sync it", errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw LineWriterError(action: "fsync the directory of \(path)", errno: errno) }
+    }
+
+    private init(descriptor: Int32, ownsDescriptor: Bool, destination: String, durable: Bool = false) {
         self.descriptor = descriptor
         self.ownsDescriptor = ownsDescriptor
         self.destination = destination
+        self.durable = durable
     }
 
     deinit {
@@ -75,6 +95,9 @@ public final class LineWriter: Sendable {
         try writing.withLock { _ in
             if let code = Self.writeAll(bytes, to: descriptor) {
                 throw LineWriterError(action: "write to \(destination)", errno: code)
+            }
+            if durable, fsync(descriptor) != 0 {
+                throw LineWriterError(action: "fsync \(destination)", errno: errno)
             }
         }
     }

@@ -29,6 +29,12 @@ public struct RunSummary: Sendable {
     /// Batches written (or, in a dry run, read) and their round trips.
     public var batches = 0
     public var batchRoundTrips = 0
+    /// With a webhook: what was delivered and what is left pending (`--notifications URL`).
+    public var delivery: DeliveryReport?
+
+    /// Lines the run committed or found pending that it could not deliver (the receiver
+    /// down or refusing): planned, delivery pending (exit 6).
+    public var deliveryPending: Bool { (delivery?.pendingLines ?? 0) > 0 }
 
     /// Partitions another run held, so this run skipped their users.
     public var skippedPartitions: [Int] { heldByOthers.map(\.partition) }
@@ -37,6 +43,7 @@ public struct RunSummary: Sendable {
     public var status: RunStatus {
         if stoppedEarly { return .stopped }
         if heldTooLong { return .heldTooLong }
+        if deliveryPending { return .deliveryPending }
         return heldByOthers.isEmpty ? .succeeded : .heldByOthers
     }
 }
@@ -55,14 +62,18 @@ public struct NightlyRunner: Sendable {
     public let notifications: NotificationSink
     /// Where `--dry-run` prints what it would write (stdout).
     public let report: LineWriter
+    /// `--notifications https://…`: the lines are posted on a thread of their own instead
+    /// of written to `notifications`.
+    public let webhook: NotificationWebhook?
 
     public init(stores: RunStores, zones: ZoneDatabase, logger: Logger, notifications: NotificationSink,
-                report: LineWriter) {
+                report: LineWriter, webhook: NotificationWebhook? = nil) {
         self.stores = stores
         self.zones = zones
         self.logger = logger
         self.notifications = notifications
         self.report = report
+        self.webhook = webhook
     }
 
     public func run(_ options: RunOptions) throws -> RunSummary {
@@ -97,7 +108,14 @@ public struct NightlyRunner: Sendable {
         // A dry run and a manual rerun claim nothing: the one writes nothing, the other
         // locks its users' partitions in each of its transactions.
         let claims = options.dryRun || manual ? nil : ClaimKeeper(runID: runID, ttl: options.claimTTL)
+        var delivery: NotificationDelivery?
         do {
+            if let webhook, !options.dryRun {
+                // Started first: it delivers what earlier runs left pending while this one plans.
+                delivery = try webhook.makeDelivery(stores: stores, logger: runLogger,
+                                                    stopRequested: options.stopRequested)
+                delivery?.start()
+            }
             var held = wanted
             if let claims {
                 held = try claim(wanted, keeper: claims, store: store, summary: &summary, options: options,
@@ -107,7 +125,7 @@ public struct NightlyRunner: Sendable {
                 "as_of": "\(options.asOf.rfc3339)", "dry_run": "\(options.dryRun)",
                 "users_requested": "\(options.manualUsers.count)", "partitions": "\(held.count)",
             ])
-            if let claims, !held.isEmpty {
+            if let claims, !held.isEmpty, delivery == nil {
                 let leftovers = try emitPending(partitions: held, store: store, runID: runID)
                 if leftovers > 0 {
                     runLogger.notice("emitted notifications left pending by an earlier run",
@@ -154,7 +172,7 @@ public struct NightlyRunner: Sendable {
 
             let progress = try processBatches(batches, lateCandidates: selected.lateCandidates, rollout: rollout,
                                               mainStore: store, runID: runID, options: options, manual: manual,
-                                              claims: claims, logger: runLogger)
+                                              claims: claims, delivery: delivery, logger: runLogger)
             summary.counts += progress.counts
             summary.unknownUsers += progress.unknownUsers
             summary.stoppedEarly = progress.stoppedEarly
@@ -188,7 +206,14 @@ public struct NightlyRunner: Sendable {
                     }
                 }
             }
+            if let delivery {
+                let report = delivery.finish()
+                summary.delivery = report
+                if let failure = report.failure { throw RunError.delivery(reason: failure) }
+                report.log(to: runLogger)
+            }
         } catch {
+            delivery?.abandon()
             summary.durationMs = elapsedMs(since: started)
             if !options.dryRun { recordFailure(of: runID, summary: summary, error: error, store: store) }
             throw error

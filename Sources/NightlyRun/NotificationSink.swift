@@ -1,15 +1,16 @@
 import Synchronization
 
-/// Where notification JSON lines go: stdout (default) or a file given by
-/// `--notifications FILE`, opened for appending (`LineWriter`). `emit` returns only once
-/// every byte was handed to the kernel, because the outbox marks the lines emitted right
-/// after; a write error is thrown as `RunError`, and the lines stay pending. A line a
+/// Where notification JSON lines go when they are written, not posted: stdout (default,
+/// "handed to the kernel") or a file given by `--notifications FILE`, opened for
+/// appending (`LineWriter`) and synced to disk by every `emit`. `emit` returns only once
+/// the destination has the bytes, because the outbox marks the lines emitted right after;
+/// a write error is thrown as `RunError`, and the lines stay pending. A line a
 /// killed run left half-written is skipped by consumers; its notification is emitted
 /// again whole, because its batch was never marked emitted.
 ///
 /// Workers share one sink: `emit` holds a lock, so the calls are counted in order.
 public final class NotificationSink: Sendable {
-    private let output: LineWriter
+    let output: LineWriter
     private let emitting = Mutex(Emitting())
 
     private struct Emitting {
@@ -37,7 +38,7 @@ public final class NotificationSink: Sendable {
 
     public static func appending(toFile path: String) throws -> NotificationSink {
         do {
-            return NotificationSink(try .appending(toFile: path))
+            return NotificationSink(try .appending(toFile: path, durable: true))
         } catch let error as LineWriterError {
             throw RunError.notificationFile(path: path, reason: error.reason)
         }

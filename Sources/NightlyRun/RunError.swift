@@ -5,6 +5,8 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
     case notificationFile(path: String, reason: String)
     case notificationWrite(destination: String, reason: String)
     case timeZoneDatabase(reason: String)
+    /// The database failed while delivering (marking a batch delivered, claiming one).
+    case delivery(reason: String)
     /// The run's instant is further ahead of the database's clock than a writing run
     /// allows (`RunOptions.asOfLeadLimit`); nothing was written.
     case asOfAhead(asOf: Instant, databaseNow: Instant, limitSeconds: Int64)
@@ -22,6 +24,9 @@ public enum RunError: Error, CustomStringConvertible, Sendable {
         case .notificationWrite(let destination, let reason):
             return "cannot write notifications to \(destination): \(reason); "
                 + "they stay in the outbox and the next run emits them"
+        case .delivery(let reason):
+            return "delivering notifications failed: \(reason); the lines not marked delivered stay pending "
+                + "and the next run or plan-regen deliver sends them (receivers de-duplicate by id)"
         case .timeZoneDatabase(let reason):
             return "cannot read the system time zone database: \(reason); install the tzdata package"
         case .asOfAhead(let asOf, let databaseNow, let limitSeconds):

@@ -67,11 +67,15 @@ extension PlanStore: RunStore {
 public struct RunStores: Sendable {
     public var main: @Sendable (_ access: PlanStore.Access) throws -> any RunStore
     public var worker: @Sendable () throws -> any RunStore
+    /// The delivery thread's own connection (a webhook); nil where there is none.
+    public var delivery: (@Sendable () throws -> any DeliveryStore)?
 
     public init(main: @escaping @Sendable (_ access: PlanStore.Access) throws -> any RunStore,
-                worker: @escaping @Sendable () throws -> any RunStore) {
+                worker: @escaping @Sendable () throws -> any RunStore,
+                delivery: (@Sendable () throws -> any DeliveryStore)? = nil) {
         self.main = main
         self.worker = worker
+        self.delivery = delivery
     }
 
     /// Stores on PostgreSQL connections made by `connect`; `warn` hears what opening the
@@ -84,6 +88,7 @@ public struct RunStores: Sendable {
                       if store.userSettingsIndexMissing { warn(UserSettingsIndex.missingWarning) }
                       return store
                   },
-                  worker: { PlanStore(connection: try connect(), timeouts: timeouts) })
+                  worker: { PlanStore(connection: try connect(), timeouts: timeouts) },
+                  delivery: { PlanStore(connection: try connect(), timeouts: timeouts) })
     }
 }

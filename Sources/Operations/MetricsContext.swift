@@ -1,6 +1,8 @@
 import NightlyRun
 import PlanRules
+import Foundation
 import PlanStore
+import Webhooks
 
 /// What a run's metrics report beside its own counts: what users feel (how long the
 /// longest-waiting due user has waited) and what the plans were computed with (the tz
@@ -17,6 +19,8 @@ public struct MetricsContext: Sendable {
     public var zones: ZoneDatabase?
     /// Where the late-row sweep stands after the run (`PlanStore.sweepProgress`).
     public var sweep: SweepProgress?
+    /// Refused batches and dead letters after the run (`PlanStore.deliveryBacklog`).
+    public var delivery: DeliveryBacklog?
 
     public init(asOf: Instant? = nil, due: DueBacklog? = nil, zones: ZoneDatabase? = nil, sweep: SweepProgress? = nil) {
         self.asOf = asOf
@@ -51,6 +55,9 @@ public struct MetricsContext: Sendable {
                            [([:], "\(period)")])
             }
         }
+        if let delivery {
+            Self.describe(delivery, into: &text)
+        }
         if let zones {
             text.gauge("plan_regen_tzdata_info", "Release of the tz database the last run used (tzdata.zi's version line).",
                        [(["version": zones.version], "1")])
@@ -60,6 +67,36 @@ public struct MetricsContext: Sendable {
                            [([:], "\(max(0, finishedAt.microsecondsSinceEpoch - modified.microsecondsSinceEpoch) / 1_000_000)")])
             }
         }
+    }
+
+    /// The outbox's refused batches and dead letters: an alert fires while either exists.
+    static func describe(_ delivery: DeliveryBacklog, into text: inout MetricsText) {
+        text.gauge("plan_regen_outbox_refused_batches",
+                   "Pending notification batches the webhook receiver refused (a 4xx not retried): they wait for a fix or plan-regen deliver --set-aside.",
+                   [([:], "\(delivery.refusedBatches)")])
+        text.gauge("plan_regen_outbox_dead_letter_batches",
+                   "Notification batches set aside by an operator (dead letters, never delivered; view notification_dead_letters).",
+                   [([:], "\(delivery.deadLetterBatches)")])
+        text.gauge("plan_regen_outbox_dead_letter_lines", "Notification lines in the batches set aside.",
+                   [([:], "\(delivery.deadLetterLines)")])
+    }
+
+    /// What a process's delivery did (a run with a webhook, or `plan-regen deliver`).
+    static func describe(_ report: DeliveryReport, into text: inout MetricsText) {
+        text.gauge("plan_regen_last_delivery_requests", "Requests the last run (or deliver) sent to the notification destination.",
+                   [([:], "\(report.requests)")])
+        text.gauge("plan_regen_last_delivery_failures",
+                   "Failed requests of the last run (or deliver), by class: timeout, connection, tls, http_408, http_429, http_5xx (retried), http_refused (not).",
+                   DeliveryFailure.allCases.map { (["class": $0.rawValue], "\(report.failures[$0.rawValue] ?? 0)") })
+        text.gauge("plan_regen_last_delivery_retries", "Requests the last run (or deliver) sent again after a failure.",
+                   [([:], "\(report.retries)")])
+        text.gauge("plan_regen_last_delivery_request_seconds", "Time the last run's (or deliver's) requests took in total.",
+                   [([:], String(format: "%.3f", report.requestSeconds))])
+        text.gauge("plan_regen_last_delivery_latency_seconds",
+                   "The longest time a batch of the last run (or deliver) waited from its commit (or its takeover) to its acknowledgement.",
+                   [([:], String(format: "%.3f", report.longestDeliverySeconds))])
+        text.gauge("plan_regen_last_delivery_lines", "Notification lines the last run (or deliver) delivered, and left pending.",
+                   [(["outcome": "delivered"], "\(report.deliveredLines)"), (["outcome": "pending"], "\(report.pendingLines)")])
     }
 
     /// A user due for longer than one timer period (15 minutes) is overdue: a healthy

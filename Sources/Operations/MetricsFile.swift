@@ -92,6 +92,33 @@ public struct MetricsFile: Sendable {
         return text.output
     }
 
+    /// Writes the metrics of a `plan-regen deliver` (its own file: a run's file would lose
+    /// the run's metrics): what it sent, and what waits after it.
+    public func writeDelivery(_ report: DeliveryReport, backlog: DeliveryBacklog, finishedAt: Instant,
+                              binaryVersion: String) throws {
+        try replaceAtomically(with: Self.deliveryText(report, backlog: backlog, finishedAt: finishedAt,
+                                                      binaryVersion: binaryVersion))
+    }
+
+    static func deliveryText(_ report: DeliveryReport, backlog: DeliveryBacklog, finishedAt: Instant,
+                             binaryVersion: String) -> String {
+        var text = MetricsText()
+        text.gauge("plan_regen_build_info", "Version of the binary and of the plan rules.",
+                   [(["version": binaryVersion, "rules_version": rulesVersion], "1")])
+        text.gauge("plan_regen_last_delivery_timestamp_seconds", "Unix time the last plan-regen deliver ended.",
+                   [([:], seconds(finishedAt))])
+        MetricsContext.describe(report, into: &text)
+        text.gauge("plan_regen_outbox_pending", "Notification lines committed but not yet emitted.",
+                   [([:], "\(backlog.pendingLines)")])
+        let age = backlog.oldestPendingCreatedAt.map {
+            max(0, finishedAt.microsecondsSinceEpoch - $0.microsecondsSinceEpoch) / 1_000_000
+        } ?? 0
+        text.gauge("plan_regen_outbox_oldest_pending_age_seconds",
+                   "Age of the oldest pending notification line (0 when none is pending).", [([:], "\(age)")])
+        MetricsContext.describe(backlog, into: &text)
+        return text.output
+    }
+
     private static func describe(_ summary: RunSummary, into text: inout MetricsText) {
         let counts = summary.counts
         text.gauge("plan_regen_last_run_duration_seconds", "Wall time of the last run.",
@@ -131,6 +158,7 @@ public struct MetricsFile: Sendable {
                    "How long the oldest claim of another run on partitions the last run wanted had been held (0: none).",
                    [([:], "\((summary.heldByOthers.map(\.heldForMs).max() ?? 0) / 1000)")])
         describeLateness(counts.lateness, into: &text)
+        if let delivery = summary.delivery { MetricsContext.describe(delivery, into: &text) }
     }
 
     private func replaceAtomically(with text: String) throws {

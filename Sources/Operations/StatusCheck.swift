@@ -11,7 +11,7 @@ extension StatusReport {
         for run in runs where run.requestedUsers == nil && run.status != "running" {
             let scope = run.shard.map { "shard \($0)" } ?? "all users"
             guard scopesSeen.insert(scope).inserted else { continue }
-            if ["failed", "abandoned", "held_too_long"].contains(run.status) {
+            if ["failed", "abandoned", "held_too_long", "delivery_pending"].contains(run.status) {
                 problems.append("the latest run of \(scope), run \(run.runID), \(run.status)"
                     + (run.error.map { ": \($0)" } ?? ""))
             }

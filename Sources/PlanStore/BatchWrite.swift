@@ -19,6 +19,10 @@ public struct BatchWrite: Sendable {
     /// The outbox's payloads, each followed by a line feed: as they go to the
     /// notifications file.
     public var notificationLines: [UInt8] = []
+    /// Set when the lines go to a webhook: the batch's `notification_batches` row is
+    /// written already claimed for delivery by this process, so no `deliver` posts it
+    /// while the run does (sql/0015).
+    public var deliveryClaim: DeliveryClaim?
 
     public init() {}
 
@@ -144,6 +148,17 @@ public struct RejectionWrite: Sendable {
     }
 }
 
+extension BatchWrite {
+    /// The values of `delivery_claimed_by` and `delivery_claimed_until` of the batch's row.
+    var deliveryClaimColumns: SQLQuery {
+        guard let deliveryClaim else { return "NULL, NULL" }
+        return """
+            \(bind: deliveryClaim.claimant), \
+            clock_timestamp() + \(deliveryClaim.ttlMilliseconds)::int8 * interval '1 millisecond'
+            """
+    }
+}
+
 /// One `notification_outbox` row.
 public struct OutboxWrite: Sendable {
     public var notificationID: String
@@ -242,7 +257,10 @@ extension PlanStore {
         }
         guard !batch.outbox.isEmpty else { return nil }
         let batchID = try conn.query(
-            "INSERT INTO notification_batches (run_id) VALUES (\(runID)) RETURNING batch_id",
+            """
+            INSERT INTO notification_batches (run_id, delivery_claimed_by, delivery_claimed_until)
+            VALUES (\(runID), \(sql: batch.deliveryClaimColumns)) RETURNING batch_id
+            """,
             purpose: "opening a notification batch").singleRow().int64("batch_id")
         try conn.copyIn(
             """
@@ -329,7 +347,8 @@ extension PlanStore {
         }
         if !batch.outbox.isEmpty {
             statements.append(("""
-                WITH batch AS (INSERT INTO notification_batches (run_id) VALUES (\(runID)) RETURNING batch_id),
+                WITH batch AS (INSERT INTO notification_batches (run_id, delivery_claimed_by, delivery_claimed_until)
+                               VALUES (\(runID), \(sql: batch.deliveryClaimColumns)) RETURNING batch_id),
                      lines AS (
                         INSERT INTO notification_outbox (notification_id, user_id, run_id, created_at, payload, batch_id)
                         SELECT o.id, o.user_id, \(runID), o.created_at, o.payload, batch.batch_id

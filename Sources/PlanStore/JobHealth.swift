@@ -164,13 +164,13 @@ extension PlanStore {
         }
     }
 
-    /// When the last run that completed (`succeeded` or `held_by_others`) ended; nil when
-    /// none has.
+    /// When the last run that completed (`succeeded`, `held_by_others` or
+    /// `delivery_pending`: its plans are written) ended; nil when none has.
     public func lastSuccessfulRunEnd() throws -> Instant? {
         try connection.query(
             """
             SELECT \(sql: microseconds("max(finished_at)")) AS finished_at
-            FROM plan_runs WHERE status IN ('succeeded', 'held_by_others')
+            FROM plan_runs WHERE status IN ('succeeded', 'held_by_others', 'delivery_pending')
             """, purpose: "reading the end of the last successful run"
         ).singleRow().optionalInt64("finished_at").map(Instant.init(microsecondsSinceEpoch:))
     }

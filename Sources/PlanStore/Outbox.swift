@@ -14,13 +14,16 @@ public struct PendingNotification: Sendable, Equatable {
 /// partitions (`pendingNotifications`, then `markEmitted(_:runID:)`).
 extension PlanStore {
     /// Outbox lines of pending batches for users of `partitions` (the ones this run
-    /// holds), oldest batch first, at most `limit`.
+    /// holds), oldest batch first, at most `limit`; not those set aside (dead letters) or
+    /// claimed by a process delivering them (`plan-regen deliver`).
     public func pendingNotifications(partitions: [Int], limit: Int) throws -> [PendingNotification] {
         let result = try connection.query(
             """
             SELECT o.notification_id, o.payload
             FROM notification_batches b JOIN notification_outbox o ON o.batch_id = b.batch_id
-            WHERE b.emitted_at IS NULL AND \(sql: UserPartitions.sql("o.user_id")) = ANY(\(partitions)::int[])
+            WHERE b.emitted_at IS NULL AND b.set_aside_at IS NULL
+              AND (b.delivery_claimed_until IS NULL OR b.delivery_claimed_until <= clock_timestamp())
+              AND \(sql: UserPartitions.sql("o.user_id")) = ANY(\(partitions)::int[])
             ORDER BY b.batch_id, o.notification_id LIMIT \(limit)
             """, purpose: "reading pending notifications")
         return try result.map {

@@ -15,13 +15,14 @@ public struct OutboxBacklog: Sendable, Equatable {
 }
 
 extension PlanStore {
-    /// Counts the lines of pending batches (found through the partial index on them).
+    /// Counts the lines of pending batches (found through the partial index on them), not
+    /// those set aside (dead letters: `deliveryBacklog`).
     public func outboxBacklog() throws -> OutboxBacklog {
         let row = try connection.query(
             """
             SELECT count(*) AS pending, \(sql: microseconds("min(o.created_at)")) AS oldest_created_at
             FROM notification_batches b JOIN notification_outbox o ON o.batch_id = b.batch_id
-            WHERE b.emitted_at IS NULL
+            WHERE b.emitted_at IS NULL AND b.set_aside_at IS NULL
             """, purpose: "counting pending notifications").singleRow()
         return OutboxBacklog(
             pending: try row.int("pending"),

@@ -130,6 +130,9 @@ public enum RunStatus: String, Sendable, CaseIterable {
     /// Completed, but a run has held some of its partitions for longer than the overlap
     /// limit: their users are not being processed (exit 4).
     case heldTooLong = "held_too_long"
+    /// Completed and committed, but some notification lines could not be delivered (a
+    /// webhook receiver down or refusing): they stay pending (exit 6).
+    case deliveryPending = "delivery_pending"
     /// Stopped by SIGTERM/SIGINT after its batch in flight (exit 75).
     case stopped
     /// Ended by an error (exit 1); nothing half-done was committed.

@@ -26,7 +26,7 @@ struct PlanRegen: ParsableCommand {
             """ + ExitCodes.help(ExitCodes.all),
         version: versionLine,
         subcommands: [RunCommand.self, StatusCommand.self, HistoryCommand.self, ReportCommand.self, ExplainCommand.self,
-                      PreviewCommand.self, PruneCommand.self,
+                      PreviewCommand.self, DeliverCommand.self, PruneCommand.self,
                       ForgetCommand.self, MigrateCommand.self, SeedDemoCommand.self],
         defaultSubcommand: nil
     )
@@ -55,12 +55,16 @@ enum ExitCodes {
     /// The run completed and committed, but its metrics could not be written or pushed:
     /// monitoring would not see it. Logged at error.
     static let metricsNotReported = ExitStatus(code: 5, meaning: "done and committed, but --metrics-file or --metrics-push failed")
+    /// The run planned and committed everything, but notification lines wait for delivery
+    /// (a webhook receiver down or refusing); the next run or `deliver` sends them. Below
+    /// 5, 75 and 4, above 3 (docs/operations.md says why).
+    static let deliveryPending = ExitStatus(code: 6, meaning: "done and committed, but notifications wait for the webhook receiver")
     static let usage = ExitStatus(code: ExitCode.validationFailure.rawValue, meaning: "usage error, or refused (--as-of far ahead, seed-demo into rows)")
     /// SIGTERM/SIGINT stopped the run between batches: what was done is committed and
     /// emitted; the next run continues. (EX_TEMPFAIL: try again later.)
     static let stopped = ExitStatus(code: 75, meaning: "stopped by SIGTERM/SIGINT after committing the batches done")
 
-    static let all = [done, fatal, unhealthy, unknownUsers, heldTooLong, metricsNotReported, usage, stopped]
+    static let all = [done, fatal, unhealthy, unknownUsers, heldTooLong, metricsNotReported, deliveryPending, usage, stopped]
     /// What a command that only reads or writes once can end with.
     static let common = [done, fatal, usage]
 

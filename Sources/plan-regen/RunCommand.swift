@@ -15,7 +15,10 @@ struct RunCommand: ParsableCommand {
             A user is due at their local midnight when their settings changed the day before, \
             a MATADOR phase switches, they have a birthday, or the rules version changed; new \
             users get their first plan at once. Each batch is written in one transaction; its \
-            notifications are then printed as JSON lines (stdout, or --notifications FILE).
+            notifications then go out as JSON lines: stdout, a file (fsync'ed), or a webhook \
+            (--notifications https://..., signed; planning never waits for the receiver, and \
+            lines it did not acknowledge stay pending: exit 6, then the next run or \
+            plan-regen deliver sends them first).
 
             Two runs at once never process the same user: a run claims the user partitions it \
             works on and leaves those another run holds to it (logged, counted in plan_runs and \
@@ -36,13 +39,14 @@ struct RunCommand: ParsableCommand {
               plan-regen run --user 42 --user 43 --dry-run
               plan-regen run --sweep-all        # after an import or a restore
               plan-regen run --notifications /var/spool/plan-regen/notifications.jsonl
+              plan-regen run --notifications https://push.example/plan-regen
               plan-regen run --workers 4        # four batches at once (a remote database)
               plan-regen run --shard 0/2        # with another process running --shard 1/2
               plan-regen run --metrics-file /run/plan-regen/plan-regen.prom
               plan-regen run --shard 0/2 --metrics-push http://pushgateway:9091
               plan-regen run --log-format json --log-level notice
 
-            """ + ExitCodes.help([ExitCodes.done, ExitCodes.fatal, ExitCodes.unknownUsers, ExitCodes.heldTooLong, ExitCodes.metricsNotReported, ExitCodes.usage, ExitCodes.stopped]))
+            """ + ExitCodes.help([ExitCodes.done, ExitCodes.fatal, ExitCodes.unknownUsers, ExitCodes.heldTooLong, ExitCodes.metricsNotReported, ExitCodes.deliveryPending, ExitCodes.usage, ExitCodes.stopped]))
 
     @OptionGroup var connection: ConnectionOptions
 
@@ -63,8 +67,7 @@ struct RunCommand: ParsableCommand {
             + "skip their users until the calendar catches up."))
     var allowFuture = false
 
-    @Option(help: ArgumentHelp("Append notification lines to this file instead of stdout.", valueName: "file"))
-    var notifications: String?
+    @OptionGroup var destination: NotificationOptions
 
     @Option(help: "Users per transaction.")
     var batchSize = 2000
@@ -167,8 +170,9 @@ struct RunCommand: ParsableCommand {
             } catch {
                 throw RunError.timeZoneDatabase(reason: "\(error)")
             }
-            let sink = try notifications.map { try NotificationSink.appending(toFile: $0) }
-                ?? .standardOutput()
+            let sink = try destination.sink()
+            let webhook = try destination.webhook(userAgent: "plan-regen/\(binaryVersion)",
+                                                  claimTTL: .seconds(claimTTL))
             #if PLAN_REGEN_FAULT_INJECTION
             sink.fault = try FaultInjection.fromEnvironment()
             #endif
@@ -177,7 +181,7 @@ struct RunCommand: ParsableCommand {
                 stores: .postgres(connect: { try connection.connect() }, timeouts: connection.timeouts,
                                   warn: { logger.warning("\($0)") }),
                 zones: zones,
-                logger: logger, notifications: sink, report: .standardOutput())
+                logger: logger, notifications: sink, report: .standardOutput(), webhook: webhook)
             summary = try runner.run(RunOptions(
                 asOf: runAsOf,
                 manualUsers: users, dryRun: dryRun, batchSize: batchSize,
@@ -205,6 +209,7 @@ struct RunCommand: ParsableCommand {
             "unknown_users": "\(c.unknownUsers)", "found_late": "\(c.foundLate)",
             "left_to_newer_rules": "\(c.leftToNewerRules)", "duration_ms": "\(summary.durationMs)",
             "stopped_early": "\(summary.stoppedEarly)", "round_trips": "\(summary.roundTrips)",
+            "notifications_pending": "\(summary.delivery?.pendingLines ?? 0)",
             "connections": "\(summary.connections)", "batches": "\(summary.batches)",
             "round_trips_per_batch": "\(summary.batches == 0 ? "0" : String(format: "%.1f", Double(summary.batchRoundTrips) / Double(summary.batches)))",
         ])
@@ -213,6 +218,7 @@ struct RunCommand: ParsableCommand {
         if !reported { throw ExitCodes.metricsNotReported.exitCode }
         if summary.stoppedEarly { throw ExitCodes.stopped.exitCode }
         if summary.heldTooLong { throw ExitCodes.heldTooLong.exitCode }
+        if summary.deliveryPending { throw ExitCodes.deliveryPending.exitCode }
         if !summary.unknownUsers.isEmpty { throw ExitCodes.unknownUsers.exitCode }
     }
 }

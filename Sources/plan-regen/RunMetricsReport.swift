@@ -37,6 +37,7 @@ extension RunCommand {
                 context.due = try store.dueBacklog(
                     asOf: asOf, overdueAfterSeconds: MetricsContext.overdueAfterSeconds, partitions: partitions)
                 context.sweep = try store.sweepProgress(partitions: partitions)
+                context.delivery = try store.deliveryBacklog()
             } catch {
                 logger.warning("metrics written without the outbox backlog or the due users", metadata: ["error": "\(error)"])
             }

@@ -79,6 +79,10 @@ import Testing
                     "connections", "batches", "found_late", "left_to_newer_rules",
                     // rules versions and their rollouts: versions and instants only
                     "users", "rules_version", "newest_rules_version", "rollout_start", "older_versions", "rules_versions",
+                    // delivery: counts, batch ids, the receiver's answer, the destination (a URL's password redacted)
+                    "notifications_pending", "destination", "delivered", "pending", "refused_batches", "left_to_others",
+                    "requests", "retries", "batch_id", "response", "attempt", "retry_in_s", "failure_class", "failures",
+                    "error", "reason",
                 ]
                 var loggedRejections = Set<Int64>()
                 for line in lines(finished.stderr) {

@@ -182,7 +182,8 @@ import Testing
     }
 
     /// Both run CronJobs: exit 75 (stopped by SIGTERM: a node drain) is not a Job failure;
-    /// exit 5 (work committed, metrics push failed) fails it at once, never retried; the
+    /// exits 5 and 6 (work committed, metrics push failed or notifications pending) fail it
+    /// at once, never retried; notifications go to the webhook of a Secret; the
     /// run's metrics go to the Pushgateway named in the ConfigMap plan-regen-config (a pod
     /// has no textfile collector).
     @Test(.requires(.python3Yaml)) func theCronJobsIgnoreExit75AndPushTheirMetrics() throws {
@@ -204,7 +205,7 @@ import Testing
             #expect(!rules.contains { (($0["onExitCodes"] as? [String: Any])?["values"] as? [Int])?.contains(1) == true })
             let failing = rules.filter { ["FailJob", "FailIndex"].contains($0["action"] as? String) }
                 .compactMap { ($0["onExitCodes"] as? [String: Any])?["values"] as? [Int] }.flatMap { $0 }
-            #expect(Set(failing) == [4, 5, 64], "\(file)")
+            #expect(Set(failing) == [4, 5, 6, 64], "\(file)")
             let args = try #require(try container(of: cronJob)["args"] as? [String])
             let push = try #require(args.firstIndex(of: "--metrics-push"), "\(file)")
             #expect(args[push + 1] == "$(METRICS_PUSH_URL)")
@@ -212,6 +213,15 @@ import Testing
             let url = try #require(env.first { $0["name"] as? String == "METRICS_PUSH_URL" })
             let reference = try dictionary(url, "valueFrom", "configMapKeyRef")
             #expect(reference["name"] as? String == "plan-regen-config" && reference["key"] as? String == "METRICS_PUSH_URL")
+            // Notifications go to the webhook (never to stdout, the pod's log), its URL and
+            // secret from the Secret plan-regen-webhook.
+            let notifications = try #require(args.firstIndex(of: "--notifications"), "\(file)")
+            #expect(args[notifications + 1] == "$(PLAN_REGEN_WEBHOOK_URL)")
+            for (name, key) in [("PLAN_REGEN_WEBHOOK_URL", "url"), ("PLAN_REGEN_WEBHOOK_SECRET", "secret")] {
+                let variable = try #require(env.first { $0["name"] as? String == name }, "\(file): \(name)")
+                let secret = try dictionary(variable, "valueFrom", "secretKeyRef")
+                #expect(secret["name"] as? String == "plan-regen-webhook" && secret["key"] as? String == key)
+            }
         }
     }
 

@@ -33,6 +33,11 @@ enum RequiredComponent: String, CaseIterable, Sendable {
     case pushgateway = "prometheus-pushgateway"
     // The test CA and server certificate of TLSTests.
     case openssl
+    // The reference webhook receiver (deploy/examples/webhook_receiver.py) in a virtual
+    // environment with PyPI's standardwebhooks (WebhookDeliveryTests).
+    case standardWebhooks = "python3 venv with standardwebhooks"
+    // Shows the notifications file fsync'ed before the outbox marks it (WebhookDeliveryTests).
+    case strace
 
     /// The program's full path, or nil when it is not installed.
     var installedPath: String? {
@@ -42,8 +47,10 @@ enum RequiredComponent: String, CaseIterable, Sendable {
         case .psql, .pgBasebackup, .pgCtl:
             Subprocess.postgresBinDirectory.map { "\($0)/\(rawValue)" }
                 .flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
-        case .systemdAnalyze, .logrotate, .kubectl, .openssl:
+        case .systemdAnalyze, .logrotate, .kubectl, .openssl, .strace:
             Subprocess.executable(rawValue)
+        case .standardWebhooks:
+            Self.receiverPython
         case .python3Yaml:
             Self.python3WithYaml
         case .python3JSONSchema:
@@ -69,6 +76,22 @@ enum RequiredComponent: String, CaseIterable, Sendable {
         return "/usr/bin/python3"
     }()
 
+    /// The Python of a virtual environment with `standardwebhooks` (PyPI, the Standard
+    /// Webhooks reference library): made once per machine in the temporary directory with
+    /// `python3 -m venv` (Debian's python3-venv) and pip, reused by later test runs.
+    private static let receiverPython: String? = {
+        let venv = FileManager.default.temporaryDirectory.appendingPathComponent("plan-regen-webhook-venv").path
+        let python = venv + "/bin/python"
+        let ready = { (try? Subprocess.run([python, "-c", "import standardwebhooks"], limitSeconds: 30))?.status == 0 }
+        if FileManager.default.isExecutableFile(atPath: python), ready() { return python }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"),
+              (try? Subprocess.run(["/usr/bin/python3", "-m", "venv", venv], limitSeconds: 120))?.status == 0,
+              (try? Subprocess.run([venv + "/bin/pip", "install", "--quiet", "standardwebhooks==1.1.0"],
+                                   limitSeconds: 300))?.status == 0,
+              ready() else { return nil }
+        return python
+    }()
+
     /// The program's full path; throws `RequiredComponentError` when it is missing.
     func path() throws -> String {
         guard let path = installedPath else { throw RequiredComponentError(component: self) }
@@ -91,6 +114,8 @@ enum RequiredComponent: String, CaseIterable, Sendable {
         case .promtool: "prometheus"
         case .pushgateway: "prometheus-pushgateway"
         case .openssl: "openssl"
+        case .standardWebhooks: "python3-venv, then pip install standardwebhooks (PyPI)"
+        case .strace: "strace"
         }
     }
 
