@@ -30,7 +30,24 @@ FROM notification_batches b JOIN notification_outbox o ON o.batch_id = b.batch_i
 WHERE b.set_aside_at IS NOT NULL;
 COMMENT ON VIEW notification_dead_letters IS
     'notification lines of batches an operator set aside (plan-regen deliver --set-aside): never delivered';
+COMMENT ON COLUMN notification_dead_letters.batch_id IS 'the notification_batches row set aside';
+COMMENT ON COLUMN notification_dead_letters.run_id IS 'the run that committed the batch';
+COMMENT ON COLUMN notification_dead_letters.created_at IS 'when the batch was committed';
+COMMENT ON COLUMN notification_dead_letters.refused_at IS 'the last time the webhook receiver refused it (NULL: never refused)';
+COMMENT ON COLUMN notification_dead_letters.refusal IS 'that answer: HTTP status and the first line of its body';
+COMMENT ON COLUMN notification_dead_letters.set_aside_at IS 'when an operator set the batch aside';
+COMMENT ON COLUMN notification_dead_letters.set_aside_reason IS 'why (--reason, else the refusal)';
+COMMENT ON COLUMN notification_dead_letters.notification_id IS 'the line''s id, <user_id>:<plan_date>:<type>:<n>';
+COMMENT ON COLUMN notification_dead_letters.user_id IS 'the user';
+COMMENT ON COLUMN notification_dead_letters.payload IS 'the JSON line, never delivered';
 GRANT SELECT ON notification_dead_letters TO plan_regen_job;
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'plan_regen_analyst') THEN
+        GRANT SELECT ON notification_dead_letters TO plan_regen_analyst;
+    END IF;
+END
+$$;
 
 -- A run that planned but left lines pending ends delivery_pending (exit 6).
 COMMENT ON COLUMN plan_runs.status IS

@@ -239,7 +239,7 @@ import Testing
         #expect(job["completions"] as? Int == 1 && job["parallelism"] as? Int == 1)
         #expect(try container(of: cronJob)["args"] as? [String] == [
             "run", "--log-format", "json", "--shard", "$(JOB_COMPLETION_INDEX)/1",
-            "--metrics-push", "$(METRICS_PUSH_URL)"])
+            "--metrics-push", "$(METRICS_PUSH_URL)", "--notifications", "$(PLAN_REGEN_WEBHOOK_URL)"])
     }
 
     /// kustomize (kubectl's) renders the sharded CronJob with the one count in all three
