@@ -46,11 +46,16 @@ final class DelayProxy {
 
     /// The proxy's CPU time so far (user and system), from /proc/PID/stat.
     func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8),
-              let afterName = stat.lastIndex(of: ")") else { return 0 }
-        // Fields after "pid (comm)": state is the 3rd field of the line; utime and stime the 14th and 15th.
-        let fields = stat[stat.index(after: afterName)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        processCPUSeconds(pid: process.processIdentifier)
     }
+}
+
+/// A process's CPU time so far (user and system), from /proc/PID/stat; 0 when unreadable.
+func processCPUSeconds(pid: pid_t) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let afterName = stat.lastIndex(of: ")") else { return 0 }
+    // Fields after "pid (comm)": state is the 3rd field of the line; utime and stime the 14th and 15th.
+    let fields = stat[stat.index(after: afterName)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }

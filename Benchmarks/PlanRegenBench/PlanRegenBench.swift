@@ -167,7 +167,7 @@ struct PlanRegenBench: ParsableCommand {
         if rulesOnly { return }
         if webhookComparison {
             let result = try WebhookComparison.measure(
-                database: database, users: users, job: job, repeats: repeats, scratch: scratch,
+                database: database, users: users, job: job, repeats: repeats, warmUp: warmUp, scratch: scratch,
                 receiverPython: receiverPython, runArgs: { runArgs(Self.t0, $0) })
             report.add(Report.Row(scenario: "first run, lines to a file", users: users, config: defaults,
                                   runs: result.file, floor: nil))

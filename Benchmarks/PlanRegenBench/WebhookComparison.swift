@@ -15,14 +15,22 @@ enum WebhookComparison {
         var receiverCPUSeconds: Double
     }
 
-    static func measure(database: BenchDatabase, users: Int, job: JobBinary, repeats: Int, scratch: String,
-                        receiverPython: String, runArgs: ([String]) -> [String]) throws -> Result {
+    /// `warmUp`: one unmeasured run to a file first (a database just created has no WAL
+    /// files to recycle yet, which only its first run would pay).
+    static func measure(database: BenchDatabase, users: Int, job: JobBinary, repeats: Int, warmUp: Bool,
+                        scratch: String, receiverPython: String, runArgs: ([String]) -> [String]) throws -> Result {
         let file = scratch + "/notifications.jsonl"
         var fileRuns: [ChildRun] = []
         var webhookRuns: [ChildRun] = []
         var receiverCPU = 0.0
         // A secret for the request's signature (the receiver skips checking it here).
         setenv("PLAN_REGEN_WEBHOOK_SECRET", "whsec_" + Data((0..<24).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(), 1)
+        if warmUp {
+            try database.resetJobTables()
+            log("\(users) users: first run to a file (warm-up, not measured)")
+            _ = logged(try job.run([runArgs(["--notifications", file])]))
+            try? FileManager.default.removeItem(atPath: file)
+        }
         for attempt in 1...repeats {
             try database.resetJobTables()
             try? FileManager.default.removeItem(atPath: file)
@@ -67,14 +75,8 @@ enum WebhookComparison {
 
         var url: String { "http://127.0.0.1:\(port)/plan-regen" }
 
-        /// User + system seconds of the receiver so far (/proc/PID/stat).
-        func cpuSeconds() -> Double {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return 0 }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-            return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-        }
+        /// User + system seconds of the receiver so far.
+        func cpuSeconds() -> Double { processCPUSeconds(pid: pid) }
 
         func stop() {
             kill(pid, SIGKILL)

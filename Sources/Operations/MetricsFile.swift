@@ -78,16 +78,7 @@ public struct MetricsFile: Sendable {
         text.counter("plan_regen_run_failures_total", "Runs that ended with an error (exit code 1), ever.",
                      [([:], "\(failures)")])
         if let summary { describe(summary, into: &text) }
-        if let backlog {
-            text.gauge("plan_regen_outbox_pending", "Notification lines committed but not yet emitted.",
-                       [([:], "\(backlog.pending)")])
-            let age = backlog.oldestCreatedAt.map {
-                max(0, finishedAt.microsecondsSinceEpoch - $0.microsecondsSinceEpoch) / 1_000_000
-            } ?? 0
-            text.gauge("plan_regen_outbox_oldest_pending_age_seconds",
-                       "Age of the oldest pending notification line (0 when none is pending).",
-                       [([:], "\(age)")])
-        }
+        if let backlog { describe(backlog, finishedAt: finishedAt, into: &text) }
         context.describe(finishedAt: finishedAt, into: &text)
         return text.output
     }
@@ -108,15 +99,22 @@ public struct MetricsFile: Sendable {
         text.gauge("plan_regen_last_delivery_timestamp_seconds", "Unix time the last plan-regen deliver ended.",
                    [([:], seconds(finishedAt))])
         MetricsContext.describe(report, into: &text)
+        describe(OutboxBacklog(pending: backlog.pendingLines, oldestCreatedAt: backlog.oldestPendingCreatedAt),
+                 finishedAt: finishedAt, into: &text)
+        MetricsContext.describe(backlog, into: &text)
+        return text.output
+    }
+
+    /// The lines waiting to be emitted, and how long the oldest has waited at `finishedAt`.
+    private static func describe(_ backlog: OutboxBacklog, finishedAt: Instant, into text: inout MetricsText) {
         text.gauge("plan_regen_outbox_pending", "Notification lines committed but not yet emitted.",
-                   [([:], "\(backlog.pendingLines)")])
-        let age = backlog.oldestPendingCreatedAt.map {
+                   [([:], "\(backlog.pending)")])
+        let age = backlog.oldestCreatedAt.map {
             max(0, finishedAt.microsecondsSinceEpoch - $0.microsecondsSinceEpoch) / 1_000_000
         } ?? 0
         text.gauge("plan_regen_outbox_oldest_pending_age_seconds",
-                   "Age of the oldest pending notification line (0 when none is pending).", [([:], "\(age)")])
-        MetricsContext.describe(backlog, into: &text)
-        return text.output
+                   "Age of the oldest pending notification line (0 when none is pending).",
+                   [([:], "\(age)")])
     }
 
     private static func describe(_ summary: RunSummary, into text: inout MetricsText) {

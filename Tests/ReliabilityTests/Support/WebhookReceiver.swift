@@ -94,15 +94,6 @@ final class WebhookReceiver {
         return try notificationIDs(try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init))
     }
 
-    /// The receiver's CPU time so far (user + system, seconds), from /proc.
-    func cpuSeconds() -> Double? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
     private func waitUntilListening() throws -> Bool {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
