@@ -31,20 +31,22 @@ public final class LineWriter: Sendable {
     /// ended with a newline first, so that fragment stays a line of its own instead of
     /// swallowing the next complete line.
     ///
-    /// `durable`: every `emit` returns only once the bytes are on disk (`fsync`), and a
-    /// file this call creates has its directory entry synced too, so that lines marked
-    /// emitted survive a host crash or a power loss (the notification lines).
+    /// `durable`: for a regular file, every `emit` returns only once the bytes are on disk
+    /// (`fsync`), and a file this call creates has its directory entry synced too, so that
+    /// lines marked emitted survive a host crash or a power loss (the notification lines).
     public static func appending(toFile path: String, durable: Bool = false) throws -> LineWriter {
         var fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         let created = fd >= 0
         if !created, errno == EEXIST { fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC) }
         guard fd >= 0 else { throw LineWriterError(action: "open \(path) for appending", errno: errno) }
-        let writer = LineWriter(descriptor: fd, ownsDescriptor: true, destination: path, durable: durable)
-        if durable, created { try syncDirectory(of: path) }
         var status = stat()
+        let described = fstat(fd, &status) == 0
+        // Only a regular file is synced: /dev/null or a FIFO cannot be (fsync: EINVAL).
+        let regular = described && (status.st_mode & S_IFMT) == S_IFREG
+        let writer = LineWriter(descriptor: fd, ownsDescriptor: true, destination: path, durable: durable && regular)
+        if durable, regular, created { try syncDirectory(of: path) }
         var last: UInt8 = 0
-        if fstat(fd, &status) == 0, status.st_size > 0, pread(fd, &last, 1, status.st_size - 1) == 1,
-           last != 0x0A {
+        if regular, status.st_size > 0, pread(fd, &last, 1, status.st_size - 1) == 1, last != 0x0A {
             try writer.emit([""])  // the newline that ends the fragment
         }
         return writer

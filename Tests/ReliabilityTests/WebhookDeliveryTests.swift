@@ -54,8 +54,11 @@ import TestSupport
             let stored = Set(try receiver.storedIDs())
             #expect(stored == ids, "not received: \(ids.subtracting(stored).sorted().prefix(5))")
             let stats = try receiver.stats()
-            // Only the late answer's lines came twice: the reset's body never got through.
-            #expect(stats.duplicates <= 1000, "\(stats)")
+            // Lines come twice only from a request answered after the timeout (stored, then
+            // sent again): the scripted late answer, and any a loaded host makes late. The
+            // reset's body never got through; 500, 429 and 503 store nothing.
+            let timeouts = run.stderrLines.filter { $0.contains("failure_class=timeout") }.count
+            #expect(timeouts >= 1 && stats.duplicates <= 1000 * timeouts, "\(stats), \(timeouts) timeouts")
             #expect(stats.refused == 0)
             for failure in ["http_5xx", "http_429", "connection", "timeout"] {
                 #expect(run.stderr.contains(failure), "no retried \(failure) in the log")
@@ -63,7 +66,7 @@ import TestSupport
             Self.expectNoSecret(run.stderr + run.stdout, [secret], "the run")
             #expect(run.stdout.isEmpty, "a webhook run prints no notification line")
             print("WebhookDeliveryTests: \(ids.count) notifications over TLS through 6 faults in \(Int(seconds)) s: "
-                  + "\(stats.requests) requests, \(stats.duplicates) duplicate lines (the late answer's)")
+                  + "\(stats.requests) requests, \(stats.duplicates) duplicate lines after \(timeouts) timeouts")
         }
     }
 
