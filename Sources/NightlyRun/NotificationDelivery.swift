@@ -116,7 +116,7 @@ extension DeliveryReport {
 /// batch stays pending for the next run or `deliver`. Within a run every user is in one
 /// batch, so this only ever holds back batches behind older ones.
 ///
-/// Claims (sql/0015): a batch is posted only under this process's claim, renewed while it
+/// Claims (sql/0019): a batch is posted only under this process's claim, renewed while it
 /// waits; a run writes its own batches already claimed. At the end the claims left are
 /// released, so the next process takes the pending batches at once.
 public final class NotificationDelivery: @unchecked Sendable {

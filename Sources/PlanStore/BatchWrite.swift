@@ -21,7 +21,7 @@ public struct BatchWrite: Sendable {
     public var notificationLines: [UInt8] = []
     /// Set when the lines go to a webhook: the batch's `notification_batches` row is
     /// written already claimed for delivery by this process, so no `deliver` posts it
-    /// while the run does (sql/0015).
+    /// while the run does (sql/0019).
     public var deliveryClaim: DeliveryClaim?
 
     public init() {}

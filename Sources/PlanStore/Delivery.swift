@@ -1,7 +1,7 @@
 import PlanRules
 import Postgres
 
-/// A process's claim on the delivery of notification batches (sql/0015): who holds it (the
+/// A process's claim on the delivery of notification batches (sql/0019): who holds it (the
 /// process key: host, pid and start time) and how long it lasts without renewal.
 public struct DeliveryClaim: Sendable, Equatable {
     public var claimant: String

@@ -877,7 +877,7 @@ COMMENT ON COLUMN plan_runs.rules_action IS
 """#
         ),
         Migration(
-            name: "0015_acknowledged_delivery",
+            name: "0019_acknowledged_delivery",
             file: #"""
 -- migration: expand
 -- Acknowledged delivery of the notification lines (docs/operations.md, "Notification
