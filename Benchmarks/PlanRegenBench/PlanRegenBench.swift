@@ -24,6 +24,7 @@ struct PlanRegenBench: ParsableCommand {
               plan-regen-bench --sizes 10000000            # first, nightly, nothing-due, single-user only
               plan-regen-bench --sizes 20000 --repeats 1 --naive-users 0 --markdown /tmp/bench.md
               plan-regen-bench --sizes 100000 --decode-only   # µs to decode one stored plan
+              plan-regen-bench --sizes 1000000 --rollout-only # a new rules version: preview and rollout
             """)
 
     @Option(help: ArgumentHelp("Numbers of users, comma-separated.", valueName: "n,n"))
@@ -63,6 +64,9 @@ struct PlanRegenBench: ParsableCommand {
     @ArgumentParser.Flag(help: "Measure the pure rules only (seconds, not half an hour): for work on the job's own CPU.")
     var rulesOnly = false
 
+    @ArgumentParser.Flag(help: "Measure a new rules version only: the preview, the rollout's start run and a day of its 15-minute runs (after one first run).")
+    var rolloutOnly = false
+
     @ArgumentParser.Flag(help: "Measure decoding stored plans only (plan_history.snapshot::text after a first run, µs per snapshot, CPU time): for work on reading plans back.")
     var decodeOnly = false
 
@@ -101,7 +105,7 @@ struct PlanRegenBench: ParsableCommand {
         for size in sizes {
             try measureJob(users: size, job: job, zones: zones, report: &report)
         }
-        if naiveUsers > 0, !rulesOnly, !decodeOnly {
+        if naiveUsers > 0, !rulesOnly, !decodeOnly, !rolloutOnly {
             log("naive peer: \(naiveUsers) users")
             let database = try BenchDatabase.create("plan_regen_bench_naive", users: naiveUsers,
                                                     writtenBefore: Self.t0.adding(seconds: -86_400))
@@ -157,6 +161,14 @@ struct PlanRegenBench: ParsableCommand {
                                rules.evaluateNanosPerUser / 1000, rules.evaluateAndEncodeNanosPerUser / 1000))
         }
         if rulesOnly { return }
+        var day: Int64 = 0
+        if rolloutOnly {
+            log("\(users) users: first run, then a new rules version")
+            _ = logged(try job.run([runArgs(Self.t0)]))
+            try measureRollout(database: database, users: users, job: job, day: &day, report: &report, runArgs: runArgs)
+            try database.drop()
+            return
+        }
 
         // (a) Everyone is new, with no flags, `repeats` times; the notification file of
         // the last is kept for its size. Each run is followed by one load of its floor.
@@ -191,7 +203,6 @@ struct PlanRegenBench: ParsableCommand {
                     + "notification file \(notificationBytes.map { mebibytes($0) } ?? "?") "
                     + "(\(notificationBytes.map { String(format: "%.0f", Double($0) / Double(users)) } ?? "?") bytes a user)")
 
-        var day: Int64 = 0
         if full {
             // (a) A new rules version: everyone due, `previous` filled; one day apart, each
             // run followed by one load of its floor. Its input is also every user's state
@@ -275,6 +286,8 @@ struct PlanRegenBench: ParsableCommand {
         day += 1
         let start = Self.t0.adding(seconds: day * 86_400)
         try database.pretendOlderRulesVersion()
+        // A new version has no rollout recorded yet (the rules-change runs recorded one).
+        try database.forgetRollouts()
         log("\(users) users: preview of a new rules version")
         let preview = logged(try job.run([["preview", "--as-of", start.rfc3339, "--format", "json"] + local]))
         report.add(Report.Row(scenario: "preview of a new rules version (every user compared)", users: users,
