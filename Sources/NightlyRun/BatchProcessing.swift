@@ -137,7 +137,8 @@ extension NightlyRunner {
                 userID: user.userID, planDate: history.planDate,
                 seq: evaluation.newState.historyRowsOnCurrentPlanDate - 1, reasons: history.reasons,
                 snapshotJSON: snapshotJSON, previousJSON: previousJSON(history.previous, of: user),
-                diffJSON: diff, rulesVersion: history.snapshot.rulesVersion))
+                diffJSON: diff, rulesVersion: history.snapshot.rulesVersion, phaseSwitch: history.phaseSwitch,
+                notificationType: evaluation.notification?.type))
         }
         var notificationLine: Range<Int>? = nil
         if let notification = evaluation.notification {

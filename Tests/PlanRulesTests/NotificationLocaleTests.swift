@@ -209,7 +209,7 @@ import ZoneFiles
             #expect(notification((2366, 2352), imperial) == nil, "\(locale) in \(zoneName), a decrease")
             let ounce = try #require(notification((2351, 2352), imperial), "\(locale) in \(zoneName)")
             #expect(ounce.type == .targetsUpdated && ounce.body.contains("fl oz"))
-            #expect(ounce.data == .changes([FieldChange(path: "targets.water_ml", before: .int(2351), after: .int(2352))]))
+            #expect(ounce.data == .changes([FieldChange(path: .waterMl, before: .int(2351), after: .int(2352))]))
             let metric = try #require(notification((2352, 2366), NotificationPresentation(locale: locale, unitSystem: "metric")))
             #expect(metric.type == .targetsUpdated && metric.body.contains(" ml"))
         }

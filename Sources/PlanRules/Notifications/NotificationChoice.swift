@@ -24,9 +24,9 @@ public func planNotification(for entry: HistoryEntry, userID: Int64, sequence: I
     let data: NotificationData
     if entry.previous != nil {
         let changes = notifiedPaths.compactMap { path in entry.diff.first { $0.path == path } }
-        if changes.contains(where: { $0.phaseSwitch != nil }) {
+        if entry.phaseSwitch != nil {
             type = .phaseSwitch
-        } else if changes.contains(where: { $0.path != "phase.phase" }) {
+        } else if changes.contains(where: { $0.path != .phase }) {
             type = .targetsUpdated
         } else {
             return nil
@@ -80,4 +80,4 @@ extension UnsafeMutableBufferPointer<UInt8> {
 }
 
 /// The fields a notification's `data` lists when they changed, in its order.
-private let notifiedPaths = ["targets.calories", "targets.protein_g", "targets.water_ml", "phase.phase"]
+private let notifiedPaths: [PlanField] = [.calories, .proteinG, .waterMl, .phase]

@@ -59,11 +59,11 @@ struct NotificationCopy {
         }
     }
 
-    private static func changeCopy(_ path: String) -> CopyKey? {
+    private static func changeCopy(_ path: PlanField) -> CopyKey? {
         switch path {
-        case "targets.calories": .caloriesChange
-        case "targets.protein_g": .proteinChange
-        case "targets.water_ml": .waterChange
+        case .calories: .caloriesChange
+        case .proteinG: .proteinChange
+        case .waterMl: .waterChange
         default: nil
         }
     }
