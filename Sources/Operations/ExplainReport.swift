@@ -46,7 +46,7 @@ public struct ExplainReport: Sendable {
         }
         let partition = UserPartitions.partition(of: user.userID)
         let start = try store.selectionStart(of: [partition])
-        let lookback = RunOptions(asOf: updatedAt).changeLookbackSeconds
+        let lookback = RunOptions.defaults.changeLookbackSeconds
         guard let watermark = start.oldestWatermark, updatedAt < watermark.adding(seconds: -lookback),
               let ids = start.userIDs else { return nil }
         let finding = LateRowSweep.reaches(user.userID, from: start.sweepPositions[partition], ids: ids)

@@ -1,4 +1,4 @@
-import NightlyRun
+import LineOutput
 import PlanJSON
 import PlanRules
 import PlanStore

@@ -1,4 +1,4 @@
-import NightlyRun
+import LineOutput
 import PlanRules
 import PlanStore
 

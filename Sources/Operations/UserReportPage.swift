@@ -53,12 +53,13 @@ public struct UserReportPage {
         let weight = fixedPoint(latest.inputs.weightReportedTenthsKg, decimals: 1)
         let targetWeight = latest.inputs.targetWeightTenthsKg.map { fixedPoint($0, decimals: 1) } ?? "none"
         let targetDate = latest.inputs.targetDate.map { readable.timelineDate($0) } ?? "none"
-        let projected = latest.projection.projectedDate.map { readable.timelineDate($0) } ?? "none"
+        let projection = latest.projection.projectedDate.map {
+            "projected to reach it <span class=\"projected-date\">\(escape(readable.timelineDate($0)))</span>"
+        } ?? "no projected date"
         return """
             <p class="outlook">Latest plan \(escape(readable.timelineDate(latest.planDate))): \
             weight \(escape(weight)) kg, target \(escape(targetWeight)) kg \
-            by <span class="target-date">\(escape(targetDate))</span>; \
-            projected to reach it <span class="projected-date">\(escape(projected))</span>.</p>
+            by <span class="target-date">\(escape(targetDate))</span>; \(projection).</p>
 
             """
     }

@@ -12,6 +12,11 @@ extension Array where Element == FieldChange {
     /// The same bytes appended to `bytes` (a run writes a batch's JSON into one buffer).
     public func appendJSON(to bytes: inout [UInt8]) {
         var writer = JSONWriter(capacity: 64 + count * 80)
+        write(into: &writer)
+        writer.appendWritten(to: &bytes)
+    }
+
+    func write(into writer: inout JSONWriter) {
         writer.raw("[")
         for (index, entry) in enumerated() {
             if index > 0 { writer.raw(",") }
@@ -20,7 +25,6 @@ extension Array where Element == FieldChange {
             writer.raw("}")
         }
         writer.raw("]")
-        writer.appendWritten(to: &bytes)
     }
 
     public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }

@@ -193,6 +193,32 @@ import Testing
         }
     }
 
+    /// The summary above the chart names the projected date, or says there is none (a
+    /// maintain_weight user has no projection).
+    @Test func theUserPageSaysWhenThereIsNoProjectedDate() throws {
+        try withDemoDatabase(users: 60) { database, connection in
+            try withTemporaryDirectory { folder in
+                try runToCompletion(["--as-of", firstRunAt, "--allow-future"], on: database, folder: folder)
+                for projected in [false, true] {
+                    let user = try connection.query(
+                        """
+                        SELECT user_id FROM plan_history
+                        WHERE (snapshot->'projection'->>'projected_date' IS NOT NULL) = \(projected)
+                        ORDER BY user_id LIMIT 1
+                        """, purpose: "test").singleRow().int64("user_id")
+                    let page = folder + "/user-\(user).html"
+                    let made = try PlanRegenProcess.run(["report", "--user", "\(user)", "--out", page],
+                                                        databaseURL: database.conninfo, folder: folder)
+                    #expect(made.exitCode == 0, "\(made.stderr)")
+                    let html = try String(contentsOfFile: page, encoding: .utf8)
+                    #expect(html.contains("; no projected date.</p>") == !projected, "user \(user)")
+                    #expect(html.contains("projected to reach it <span class=\"projected-date\">") == projected)
+                    #expect(!html.contains("projected to reach it <span class=\"projected-date\">none"))
+                }
+            }
+        }
+    }
+
     /// The console check above can fail: a page with a script error is caught.
     @Test func aScriptErrorOnThePageIsCaught() throws {
         guard let chromium = HeadlessChromium.required() else { return }
