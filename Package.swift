@@ -13,6 +13,7 @@ import PackageDescription
 //   PlanJSON    the JSON of snapshots, diffs and notification lines; a strict parser
 //   PlanStore   SQL: migrations, reading user_settings, writing plans and the outbox
 //   DemoData    made-up user_settings rows for seed-demo, the tests and the benchmark
+//   LineOutput  lines written whole to stdout or a file (notifications, reports, exports)
 //   NightlyRun  the run pipeline: due users -> rules -> store -> notifications
 //   Operations  what ops and analysts see: log lines, metrics file, stop signal,
 //               history timeline and CSV, the explain outlook
@@ -59,10 +60,11 @@ let package = Package(
         .target(name: "PlanJSON", dependencies: ["PlanRules"], swiftSettings: crossModuleOptimization),
         .target(name: "PlanStore", dependencies: ["Postgres", "PlanJSON", "PlanRules"], swiftSettings: crossModuleOptimization),
         .target(name: "DemoData", dependencies: ["PlanStore", "PlanRules", "Postgres"]),
+        .target(name: "LineOutput"),
         .target(
             name: "NightlyRun",
             dependencies: [
-                "PlanStore", "PlanJSON", "PlanRules", "Postgres",
+                "PlanStore", "PlanJSON", "PlanRules", "Postgres", "LineOutput",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: faultInjectionInDebugBuilds + crossModuleOptimization
@@ -70,7 +72,7 @@ let package = Package(
         .target(
             name: "Operations",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules",
+                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "LineOutput",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -78,6 +80,7 @@ let package = Package(
             name: "plan-regen",
             dependencies: [
                 "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "DemoData", "ZoneFiles", "CBuildStamp",
+                "LineOutput",
                 .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,18 +105,18 @@ let package = Package(
         .testTarget(
             name: "NightlyRunTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles", "LineOutput",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Postgres",
-                                                "TestSupport", "ZoneFiles", "DemoData"]),
+                                                "TestSupport", "ZoneFiles", "DemoData", "LineOutput"]),
         // Real processes killed, databases cut, garbage rows, overlapping runs, TLS, deploy files.
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles", "LineOutput",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

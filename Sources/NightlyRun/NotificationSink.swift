@@ -1,3 +1,4 @@
+import LineOutput
 import Synchronization
 
 /// Where notification JSON lines go: stdout (default) or a file given by

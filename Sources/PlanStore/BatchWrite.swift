@@ -78,9 +78,14 @@ public struct HistoryWrite: Sendable {
     /// Where the diff's JSON text lies in the batch's `json`.
     public var diffJSON: Range<Int>
     public var rulesVersion: String
+    /// The decisions `plan-regen report` counts (sql/0018): the phase the plan switched to
+    /// (`HistoryEntry.phaseSwitch`) and the type of its notification, nil when none.
+    public var phaseSwitch: Phase?
+    public var notificationType: NotificationType?
 
     public init(userID: Int64, planDate: LocalDate, seq: Int, reasons: [DueReason], snapshotJSON: Range<Int>,
-                previousJSON: [UInt8]?, diffJSON: Range<Int>, rulesVersion: String) {
+                previousJSON: [UInt8]?, diffJSON: Range<Int>, rulesVersion: String, phaseSwitch: Phase?,
+                notificationType: NotificationType?) {
         self.userID = userID
         self.planDate = planDate
         self.seq = seq
@@ -89,6 +94,8 @@ public struct HistoryWrite: Sendable {
         self.previousJSON = previousJSON
         self.diffJSON = diffJSON
         self.rulesVersion = rulesVersion
+        self.phaseSwitch = phaseSwitch
+        self.notificationType = notificationType
     }
 }
 
@@ -188,7 +195,7 @@ extension PlanStore {
             try conn.copyIn(
                 """
                 COPY plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
-                                   previous, diff, rules_version) FROM STDIN
+                                   previous, diff, rules_version, phase_switch, notification_type) FROM STDIN
                 """, purpose: "writing \(batch.history.count) plan_history rows"
             ) { writer in
                 // Rows read in place (`history[i].field`): `for h in` copied each one,
@@ -214,6 +221,8 @@ extension PlanStore {
                             row.compactJSON(utf8: history[i].previousJSON)
                             row.compactJSON(utf8: UnsafeBufferPointer(rebasing: json[history[i].diffJSON]))
                             row.text(history[i].rulesVersion)
+                            row.text(history[i].phaseSwitch?.rawValue)
+                            row.text(history[i].notificationType?.rawValue)
                         }
                     }
                 }
@@ -318,11 +327,12 @@ extension PlanStore {
         var statements: [(query: SQLQuery, purpose: String)] = batch.history.map { h in
             ("""
              INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
-                                       previous, diff, rules_version)
+                                       previous, diff, rules_version, phase_switch, notification_type)
              VALUES (\(h.userID), \(h.planDate)::date, \(h.seq), \(generatedAt)::timestamptz, \(runID),
                      \(h.reasons.map(\.rawValue))::text[], \(bind: batch.jsonText(h.snapshotJSON))::jsonb,
                      \(bind: h.previousJSON.map { String(decoding: $0, as: UTF8.self) })::jsonb,
-                     \(bind: batch.jsonText(h.diffJSON))::jsonb, \(bind: h.rulesVersion))
+                     \(bind: batch.jsonText(h.diffJSON))::jsonb, \(bind: h.rulesVersion),
+                     \(bind: h.phaseSwitch?.rawValue), \(bind: h.notificationType?.rawValue))
              """, "writing the plan_history row of user \(h.userID)")
         }
         if !batch.states.isEmpty { statements.append(stateUpsert(batch.states, runID: runID)) }

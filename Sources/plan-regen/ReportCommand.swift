@@ -54,7 +54,7 @@ struct ReportCommand: ParsableCommand {
             if let userID {
                 let range = dates.range(of: userID)
                 var page = UserReportPage(userID: userID, readable: locale)
-                try store.forEachHistoryRecord(in: range) { try page.add($0) }
+                try store.forEachWrittenPlan(in: range) { page.add($0) }
                 try writeOutputFile(page.html(rangeText: range.datesText), to: out, what: "report")
                 print("Wrote \(out): \(page.planCount) plans of user \(userID)")
             } else if let from = dates.from, let to = dates.to {
