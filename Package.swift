@@ -15,6 +15,7 @@ import PackageDescription
 //   DemoData    made-up user_settings rows for seed-demo, the tests and the benchmark
 //   CCurl       module map over the system libcurl (Debian: libcurl4-openssl-dev)
 //   Webhooks    Standard Webhooks requests: signing (swift-crypto), one POST over libcurl
+//   LineOutput  lines written whole to stdout or a file (notifications, reports, exports)
 //   NightlyRun  the run pipeline: due users -> rules -> store -> notifications
 //   Operations  what ops and analysts see: log lines, metrics file, stop signal,
 //               history timeline and CSV, the explain outlook
@@ -64,10 +65,11 @@ let package = Package(
         .target(name: "PlanJSON", dependencies: ["PlanRules"], swiftSettings: crossModuleOptimization),
         .target(name: "PlanStore", dependencies: ["Postgres", "PlanJSON", "PlanRules"], swiftSettings: crossModuleOptimization),
         .target(name: "DemoData", dependencies: ["PlanStore", "PlanRules", "Postgres"]),
+        .target(name: "LineOutput"),
         .target(
             name: "NightlyRun",
             dependencies: [
-                "PlanStore", "PlanJSON", "PlanRules", "Postgres", "Webhooks",
+                "PlanStore", "PlanJSON", "PlanRules", "Postgres", "Webhooks", "LineOutput",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: faultInjectionInDebugBuilds + crossModuleOptimization
@@ -75,7 +77,7 @@ let package = Package(
         .target(
             name: "Operations",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Webhooks",
+                "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Webhooks", "LineOutput",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -83,7 +85,7 @@ let package = Package(
             name: "plan-regen",
             dependencies: [
                 "NightlyRun", "Operations", "PlanStore", "PlanRules", "Postgres", "DemoData", "ZoneFiles", "CBuildStamp",
-                "Webhooks",
+                "Webhooks", "LineOutput",
                 .target(name: "CGlibcMalloc", condition: .when(platforms: [.linux])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -109,18 +111,18 @@ let package = Package(
         .testTarget(
             name: "NightlyRunTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles", "LineOutput",
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(name: "OpsTests", dependencies: ["Operations", "NightlyRun", "PlanStore", "PlanJSON", "PlanRules", "Postgres",
-                                                "TestSupport", "ZoneFiles", "DemoData"]),
+                                                "TestSupport", "ZoneFiles", "DemoData", "LineOutput"]),
         // Real processes killed, databases cut, garbage rows, overlapping runs, TLS, deploy files.
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
-                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles", "Webhooks",
+                "NightlyRun", "PlanStore", "PlanRules", "Postgres", "TestSupport", "DemoData", "ZoneFiles", "Webhooks", "LineOutput",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -6,6 +6,7 @@
 #   Benchmarks/run.sh                                       # 100k and 1M users (~12 min)
 #   Benchmarks/run.sh --sizes 10000000                      # 10M: ~35 GB of disk at its peak, ~15 min
 #   Benchmarks/run.sh --sizes 20000 --repeats 1 --naive-users 2000   # a quick look
+#   Benchmarks/run.sh --sizes 1000000 --rollout-only        # a new rules version: preview, rollout slices
 #   Benchmarks/run.sh --markdown /tmp/bench.md --plot docs/scale.svg # also the table and the plot
 #   Benchmarks/run.sh --database-on-its-own-core            # PostgreSQL on CPU 0, all else on the rest
 #

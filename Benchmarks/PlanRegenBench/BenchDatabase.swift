@@ -55,6 +55,11 @@ struct BenchDatabase {
         try settle()
     }
 
+    /// Forgets every recorded rules rollout start, as before a new version's first run.
+    func forgetRollouts() throws {
+        try connection.execute("DELETE FROM plan_rules_rollouts", purpose: "forgetting the rollout starts")
+    }
+
     /// Gives `plan_history` the `months` monthly partitions before its first one, as a
     /// database in service has them, each with the latest plans of users 1…`usersPerMonth`
     /// dated in the middle of that month; then analyzes it. The job plans its current-plan

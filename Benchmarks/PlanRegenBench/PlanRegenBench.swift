@@ -25,6 +25,7 @@ struct PlanRegenBench: ParsableCommand {
               plan-regen-bench --sizes 20000 --repeats 1 --naive-users 0 --markdown /tmp/bench.md
               plan-regen-bench --sizes 100000 --decode-only   # µs to decode one stored plan
               plan-regen-bench --sizes 1000000 --webhook-comparison --repeats 1
+              plan-regen-bench --sizes 1000000 --rollout-only # a new rules version: preview and rollout
             """)
 
     @Option(help: ArgumentHelp("Numbers of users, comma-separated.", valueName: "n,n"))
@@ -63,6 +64,9 @@ struct PlanRegenBench: ParsableCommand {
 
     @ArgumentParser.Flag(help: "Measure the pure rules only (seconds, not half an hour): for work on the job's own CPU.")
     var rulesOnly = false
+
+    @ArgumentParser.Flag(help: "Measure a new rules version only: the preview, the rollout's start run and a day of its 15-minute runs (after one first run).")
+    var rolloutOnly = false
 
     @ArgumentParser.Flag(help: "Measure decoding stored plans only (plan_history.snapshot::text after a first run, µs per snapshot, CPU time): for work on reading plans back.")
     var decodeOnly = false
@@ -109,7 +113,7 @@ struct PlanRegenBench: ParsableCommand {
         for size in sizes {
             try measureJob(users: size, job: job, zones: zones, report: &report)
         }
-        if naiveUsers > 0, !rulesOnly, !decodeOnly, !webhookComparison {
+        if naiveUsers > 0, !rulesOnly, !decodeOnly, !webhookComparison, !rolloutOnly {
             log("naive peer: \(naiveUsers) users")
             let database = try BenchDatabase.create("plan_regen_bench_naive", users: naiveUsers,
                                                     writtenBefore: Self.t0.adding(seconds: -86_400))
@@ -181,6 +185,14 @@ struct PlanRegenBench: ParsableCommand {
             try database.drop()
             return
         }
+        var day: Int64 = 0
+        if rolloutOnly {
+            log("\(users) users: first run, then a new rules version")
+            _ = logged(try job.run([runArgs(Self.t0)]))
+            try measureRollout(database: database, users: users, job: job, day: &day, report: &report, runArgs: runArgs)
+            try database.drop()
+            return
+        }
 
         // (a) Everyone is new, with no flags, `repeats` times; the notification file of
         // the last is kept for its size. Each run is followed by one load of its floor.
@@ -215,7 +227,6 @@ struct PlanRegenBench: ParsableCommand {
                     + "notification file \(notificationBytes.map { mebibytes($0) } ?? "?") "
                     + "(\(notificationBytes.map { String(format: "%.0f", Double($0) / Double(users)) } ?? "?") bytes a user)")
 
-        var day: Int64 = 0
         if full {
             // (a) A new rules version: everyone due, `previous` filled; one day apart, each
             // run followed by one load of its floor. Its input is also every user's state
@@ -253,6 +264,9 @@ struct PlanRegenBench: ParsableCommand {
             report.add(Report.Row(scenario: "rules-change run, \(Self.olderHistoryMonths + 1) monthly partitions of history",
                                   users: users, config: defaults, runs: deep, floor: nil))
             try database.dropOlderHistory()
+
+            try measureRollout(database: database, users: users, job: job, day: &day, report: &report,
+                               runArgs: runArgs)
         }
 
         // (b) A typical night: 3% changed their weight the day before.
@@ -283,6 +297,46 @@ struct PlanRegenBench: ParsableCommand {
         try database.drop()
         report.note("\(users) users: the whole measurement took \(String(format: "%.0f", timed(since: started))) s "
                     + "(creating the database \(String(format: "%.0f", seeded)) s)")
+    }
+
+    /// A new rules version as it ships (plan-rules.md section 2.1): the preview of it
+    /// (every user compared; its time and peak memory), then the rollout: the run that
+    /// records its start (every user read, each scheduled at their midnight) and the runs of
+    /// a 15-minute timer for a day after it, each planning the users whose midnight came;
+    /// the largest of those slices and its run are reported.
+    private func measureRollout(database: BenchDatabase, users: Int, job: JobBinary, day: inout Int64,
+                                report: inout Report, runArgs: (Instant, [String], [String]) -> [String]) throws {
+        let local = ["--database-url", database.conninfo]
+        day += 1
+        let start = Self.t0.adding(seconds: day * 86_400)
+        try database.pretendOlderRulesVersion()
+        // A new version has no rollout recorded yet (the rules-change runs recorded one).
+        try database.forgetRollouts()
+        log("\(users) users: preview of a new rules version")
+        let preview = logged(try job.run([["preview", "--as-of", start.rfc3339, "--format", "json"] + local]))
+        report.add(Report.Row(scenario: "preview of a new rules version (every user compared)", users: users,
+                              config: "--format json", runs: preview, floor: nil))
+
+        log("\(users) users: rollout start run")
+        let first = logged(try job.run([runArgs(start, [], local)]))
+        report.add(Report.Row(scenario: "rollout start run (every user read and scheduled)", users: users,
+                              config: "no flags", runs: first, floor: nil))
+        var slices: [(planned: Int, run: ChildRun)] = []
+        for quarter in 1...(24 * 4 + 1) {
+            let run = try job.run([runArgs(start.adding(seconds: Int64(quarter) * 900), [], local)])
+            let planned = try database.count(
+                "SELECT (created + changed + unchanged)::int AS n FROM plan_runs ORDER BY run_id DESC LIMIT 1")
+            slices.append((planned, run[0]))
+        }
+        let largest = slices.max { $0.planned < $1.planned }!
+        let left = try database.count("SELECT count(*)::int AS n FROM plan_state WHERE plan_rules_version IS DISTINCT FROM rules_version AND plan_date IS NOT NULL")
+        report.add(Report.Row(scenario: "rollout: the largest midnight slice (\(largest.planned) users)", users: users,
+                              config: "a 15-minute timer", runs: [largest.run], floor: nil))
+        report.note(String(format: "%d users: the rollout's %d timer runs after its start planned %d users in %.1f s "
+                           + "in all (the largest slice %d users, %.2f s; %d runs planned nobody); %d users left on "
+                           + "the older version after a day", users, slices.count,
+                           slices.reduce(0) { $0 + $1.planned }, slices.reduce(0) { $0 + $1.run.wallSeconds },
+                           largest.planned, largest.run.wallSeconds, slices.filter { $0.planned == 0 }.count, left))
     }
 
     /// Nothing due and a single-user rerun, median of five each.

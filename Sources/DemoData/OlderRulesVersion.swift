@@ -13,7 +13,8 @@ extension DemoUsers {
                    snapshot = jsonb_set(snapshot, '{rules_version}', '"2025.0"')
             FROM plan_state s
             WHERE h.user_id = s.user_id AND h.plan_date = s.plan_date AND h.seq = s.history_rows_on_plan_date - 1;
-            UPDATE plan_state SET rules_version = '2025.0';
+            UPDATE plan_state SET rules_version = '2025.0',
+                   plan_rules_version = CASE WHEN plan_date IS NOT NULL THEN '2025.0' END;
             """, purpose: "making the current plans look as if an older rules version wrote them")
     }
 }

@@ -126,20 +126,18 @@ extension NightlyRunner {
             userLogger().info("settings row rejected", metadata: [
                 "fields": "\(evaluation.rejections.map(\.field.rawValue).joined(separator: ","))"])
         }
-        var diffJSON: Range<Int>? = nil
         if let history = evaluation.history {
             // JSON stays bytes on its way to COPY, in the batch's one buffer: no String to
             // build and validate, no array per value.
             let snapshotJSON = outcome.write.appendJSON(history.snapshot.appendStorageJSON(to:))
             let diff = outcome.write.appendJSON(history.diff.appendJSON(to:))
-            diffJSON = diff
             outcome.write.history.append(HistoryWrite(
                 userID: user.userID, planDate: history.planDate,
                 seq: evaluation.newState.historyRowsOnCurrentPlanDate - 1, reasons: history.reasons,
                 snapshotJSON: snapshotJSON, previousJSON: previousJSON(history.previous, of: user),
-                diffJSON: diff, rulesVersion: history.snapshot.rulesVersion))
+                diffJSON: diff, rulesVersion: history.snapshot.rulesVersion, phaseSwitch: history.phaseSwitch,
+                notificationType: evaluation.notification?.type))
         }
-        var notificationLine: Range<Int>? = nil
         if let notification = evaluation.notification {
             if notification.unknownUnitSystem != nil {
                 // Counts as NULL (plan-rules.md 7.1): units from the locale's region.
@@ -148,7 +146,7 @@ extension NightlyRunner {
                                    metadata: ["units": "\(notification.units ?? "metric")"])
             }
             outcome.counts.notifications += 1
-            notificationLine = outcome.write.appendNotification(
+            outcome.write.appendNotification(
                 id: notification.id, userID: user.userID, createdAt: options.asOf,
                 payload: notification.appendJSON(to:))
         }
@@ -168,10 +166,7 @@ extension NightlyRunner {
                 nextCheckAt: evaluation.nextScheduledCheck, isNew: user.state == nil))
         }
         if options.dryRun, evaluation.outcome != .notDue {
-            outcome.reportLines.append(DryRunReport.line(
-                userID: user.userID, evaluation: evaluation,
-                diffJSON: diffJSON.map(outcome.write.jsonText),
-                notificationLine: notificationLine.map(outcome.write.notificationText)))
+            outcome.reportLines.append(evaluation.dryRunJSON(userID: user.userID))
         }
     }
 }

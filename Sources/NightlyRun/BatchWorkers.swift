@@ -15,8 +15,12 @@ final class BatchQueue: Sendable {
         /// Where the next batch starts.
         var position = UserIDSet.Position()
         var done = BatchesDone()
-        /// The first error of any worker: the others stop after their batch in flight.
+        /// The first error of any worker: the others stop after their batch in flight. A
+        /// worker's failure to connect gives way to a batch's failure that follows it: when
+        /// the server goes down mid-run, a worker still connecting hears "shutting down"
+        /// first, but what the run met is the loss of the database in the middle of a batch.
         var failure: (any Error)?
+        var failureIsConnecting = false
     }
 
     let candidates: UserIDSet
@@ -90,7 +94,9 @@ extension NightlyRunner {
                 do {
                     store = try stores.worker()
                 } catch {
-                    queue.state.withLock { if $0.failure == nil { $0.failure = error } }
+                    queue.state.withLock { state in
+                        if state.failure == nil { (state.failure, state.failureIsConnecting) = (error, true) }
+                    }
                     return
                 }
                 worker.work(store: store, logger: workerLogger)
@@ -140,7 +146,9 @@ struct BatchWorker: Sendable {
                 try claims?.renewIfDue(using: store)
             }
         } catch {
-            queue.state.withLock { if $0.failure == nil { $0.failure = error } }
+            queue.state.withLock { state in
+                if state.failure == nil || state.failureIsConnecting { (state.failure, state.failureIsConnecting) = (error, false) }
+            }
         }
     }
 

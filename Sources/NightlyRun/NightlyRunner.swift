@@ -1,4 +1,5 @@
 import Foundation
+import LineOutput
 import Logging
 import PlanRules
 import PlanStore

@@ -1,3 +1,4 @@
+import LineOutput
 import Synchronization
 
 /// Where notification JSON lines go when they are written, not posted: stdout (default,

@@ -60,7 +60,7 @@ public struct AllUsersReportPage {
         let buckets = figures.calorieChanges.map { entry in
             (label: "\(entry.bucket >= 0 ? "+" : "")\(readable.integer(entry.bucket))", count: entry.count)
         }
-        body += barChart(buckets, css: "calorie-change", unit: "plans")
+        body += ReportStyle.barChart(buckets, css: "calorie-change", unit: "plans", readable: readable)
         body += keyTable(buckets.map { (key: $0.label, value: $0.count) }, header: "Change from (cal)")
         return ReportStyle.page(title: title, body: body)
     }
@@ -74,7 +74,7 @@ public struct AllUsersReportPage {
             return (label: readable.timelineDate(day) + (keys.isEmpty ? "" : ": " + keys),
                     count: entries.reduce(0) { $0 + $1.count })
         }
-        return barChart(bars, css: css, unit: nil)
+        return ReportStyle.barChart(bars, css: css, unit: nil, readable: readable)
     }
 
     private func perDayTable(_ counts: [PlanReportFigures.DayCount], days: [LocalDate]) -> String {
@@ -93,39 +93,7 @@ public struct AllUsersReportPage {
     }
 
     private func keyTable(_ rows: [(key: String, value: Int)], header: String) -> String {
-        guard !rows.isEmpty else { return "<p class=\"empty\">None in this range.</p>\n" }
-        return "<table class=\"figures\"><thead><tr><th>\(escape(header))</th><th class=\"number\">Count</th></tr>"
-            + "</thead><tbody>\n"
-            + rows.map { "<tr><td>\(escape($0.key))</td><td class=\"number\">\(readable.integer($0.value))</td></tr>\n" }
-                .joined()
-            + "</tbody></table>\n"
-    }
-
-    /// Vertical bars scaled to the largest, each with its label and count as tooltip.
-    private func barChart(_ bars: [(label: String, count: Int)], css: String, unit: String?) -> String {
-        guard !bars.isEmpty else { return "" }
-        let width = 800.0, height = 200.0, left = 50.0, bottom = 20.0
-        let highest = max(1, bars.map(\.count).max() ?? 1)
-        let slot = (width - left) / Double(bars.count)
-        var svg = "<figure class=\"chart\"><svg class=\"\(css)\" viewBox=\"0 0 \(width) \(height + bottom)\" role=\"img\">\n"
-        svg += "<text class=\"axis\" x=\"\(f(left - 4))\" y=\"14\" text-anchor=\"end\">\(readable.integer(highest))</text>\n"
-        svg += "<text class=\"axis\" x=\"\(f(left - 4))\" y=\"\(f(height))\" text-anchor=\"end\">0</text>\n"
-        for (index, bar) in bars.enumerated() {
-            let barHeight = Double(bar.count) / Double(highest) * (height - 10)
-            let tip = "\(bar.label) — \(readable.integer(bar.count))\(unit.map { " " + $0 } ?? "")"
-            svg += "<rect class=\"bar\" x=\"\(f(left + Double(index) * slot + slot * 0.1))\" "
-                + "y=\"\(f(height - barHeight))\" width=\"\(f(max(0.5, slot * 0.8)))\" height=\"\(f(barHeight))\">"
-                + "<title>\(escape(tip))</title></rect>\n"
-        }
-        if let first = bars.first, let last = bars.last {
-            svg += "<text class=\"axis\" x=\"\(f(left))\" y=\"\(f(height + 16))\">\(escape(shortLabel(first.label)))</text>\n"
-            svg += "<text class=\"axis\" x=\"\(f(width))\" y=\"\(f(height + 16))\" text-anchor=\"end\">"
-                + "\(escape(shortLabel(last.label)))</text>\n"
-        }
-        return svg + "</svg></figure>\n"
-    }
-
-    private func shortLabel(_ label: String) -> String {
-        label.split(separator: ":", maxSplits: 1).first.map(String.init) ?? label
+        ReportStyle.table(headers: [header, "Count"], rows: rows.map { [$0.key, readable.integer($0.value)] },
+                          empty: "None in this range.")
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NightlyRun
+import LineOutput
 import Synchronization
 
 /// Standard error, shared by the log lines and the terminal's progress line.

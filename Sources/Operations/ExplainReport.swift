@@ -18,8 +18,8 @@ public struct ExplainReport: Sendable {
     public static func gather(from store: PlanStore, userID: Int64, asOf: Instant, zones: ZoneDatabase,
                               format: ReadableFormat) throws -> ExplainReport? {
         guard let user = try store.loadUsers([userID]).first, user.row != nil || user.state != nil else { return nil }
-        var latest: HistoryRecord?
-        try store.forEachHistoryRecord(in: HistoryRange(userID: userID, limit: 1)) { latest = $0 }
+        var latest: WrittenPlan?
+        try store.forEachWrittenPlan(in: HistoryRange(userID: userID, limit: 1)) { latest = $0 }
         // Before the rollout of this binary's version starts, a run would start it now.
         let recordedStart = try store.rulesRollouts().first { $0.rulesVersion == rulesVersion }?.startedAt
         let rollout = RulesRollout(start: recordedStart ?? asOf)
@@ -29,7 +29,7 @@ public struct ExplainReport: Sendable {
         return ExplainReport(
             userID: userID,
             writtenBy: latest.map {
-                "Written by run \($0.runID) at \($0.generatedAt.rfc3339) (\($0.reasons.joined(separator: ", ")))"
+                "Written by run \($0.runID) at \($0.generatedAt.rfc3339) (\($0.snapshot.reasons.map(\.rawValue).joined(separator: ", ")))"
             },
             explanation: user.state?.currentPlan.map { PlanExplanation(snapshot: $0, format: format).render() },
             outlook: outlook)
@@ -46,7 +46,7 @@ public struct ExplainReport: Sendable {
         }
         let partition = UserPartitions.partition(of: user.userID)
         let start = try store.selectionStart(of: [partition])
-        let lookback = RunOptions(asOf: updatedAt).changeLookbackSeconds
+        let lookback = RunOptions.defaults.changeLookbackSeconds
         guard let watermark = start.oldestWatermark, updatedAt < watermark.adding(seconds: -lookback),
               let ids = start.userIDs else { return nil }
         let finding = LateRowSweep.reaches(user.userID, from: start.sweepPositions[partition], ids: ids)

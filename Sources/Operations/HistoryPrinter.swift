@@ -1,4 +1,4 @@
-import NightlyRun
+import LineOutput
 import PlanJSON
 import PlanRules
 import PlanStore
@@ -42,8 +42,8 @@ public struct HistoryPrinter {
         }
     }
 
-    public mutating func add(_ record: HistoryRecord) throws {
-        pending.append(try line(for: record))
+    public mutating func add(_ plan: WrittenPlan) throws {
+        pending.append(line(for: plan))
         printed += 1
         if pending.count >= 500 { try flush() }
     }
@@ -59,58 +59,49 @@ public struct HistoryPrinter {
         pending.removeAll(keepingCapacity: true)
     }
 
-    private func line(for record: HistoryRecord) throws -> String {
-        let summary = try Self.summary(of: record, readable: format == .table ? readable : .standard)
-        let reasons = record.reasons.joined(separator: ";")
+    private func line(for plan: WrittenPlan) -> String {
+        let summary = Self.summary(of: plan, readable: format == .table ? readable : .standard)
+        let reasons = plan.snapshot.reasons.map(\.rawValue)
         switch format {
         case .table:
-            let rerun = record.seq > 0 ? ", rerun \(record.seq)" : ""
-            return "\(readable.timelineDate(record.planDate)) — \(summary.event) — \(summary.details)"
-                + "  [\(record.reasons.joined(separator: ", "))\(rerun); run \(record.runID)]"
+            let rerun = plan.seq > 0 ? ", rerun \(plan.seq)" : ""
+            return "\(readable.timelineDate(plan.planDate)) — \(summary.event) — \(summary.details)"
+                + "  [\(reasons.joined(separator: ", "))\(rerun); run \(plan.runID)]"
         case .csv:
+            let targets = plan.snapshot.targets
+            // The snapshot's text of the weight: validated weights (at most 500 kg) have no
+            // thousands to group.
+            let weight = fixedPoint(plan.snapshot.inputs.weightReportedTenthsKg, decimals: 1)
             let fields: [String] = [
-                "\(record.userID)", record.planDate.description, "\(record.seq)", record.generatedAt.rfc3339,
-                "\(record.runID)", reasons, summary.event, summary.details, "\(record.calories)",
-                "\(record.proteinG)", "\(record.fatG)", "\(record.carbsG)", "\(record.waterMl)", "\(record.bmr)",
-                "\(record.tdee)", record.phase, record.weightKgReported, record.rulesVersion, record.diffJSON,
+                "\(plan.userID)", plan.planDate.description, "\(plan.seq)", plan.generatedAt.rfc3339,
+                "\(plan.runID)", reasons.joined(separator: ";"), summary.event, summary.details, "\(targets.calories)",
+                "\(targets.proteinG)", "\(targets.fatG)", "\(targets.carbsG)", "\(targets.waterMl)", "\(targets.bmr)",
+                "\(targets.tdee)", plan.snapshot.phase.phase.rawValue,
+                weight, plan.snapshot.rulesVersion, plan.storedDiffJSON,
             ]
             return fields.map(Self.csvField).joined(separator: ",")
         case .json:
-            let reasonList = record.reasons.map { JSONValue.string($0).jsonString }.joined(separator: ",")
-            return "{\"user_id\":\(record.userID),\"plan_date\":\(quoted(record.planDate.description))"
-                + ",\"seq\":\(record.seq),\"generated_at\":\(quoted(record.generatedAt.rfc3339))"
-                + ",\"run_id\":\(record.runID),\"reasons\":[\(reasonList)]"
+            let reasonList = reasons.map { JSONValue.string($0).jsonString }.joined(separator: ",")
+            return "{\"user_id\":\(plan.userID),\"plan_date\":\(quoted(plan.planDate.description))"
+                + ",\"seq\":\(plan.seq),\"generated_at\":\(quoted(plan.generatedAt.rfc3339))"
+                + ",\"run_id\":\(plan.runID),\"reasons\":[\(reasonList)]"
                 + ",\"event\":\(quoted(summary.event)),\"details\":\(quoted(summary.details))"
-                + ",\"snapshot\":\(record.snapshotJSON),\"diff\":\(record.diffJSON)}"
+                + ",\"snapshot\":\(plan.storedSnapshotJSON),\"diff\":\(plan.storedDiffJSON)}"
         }
     }
 
     private func quoted(_ text: String) -> String { JSONValue.string(text).jsonString }
 
-    /// The timeline wording of a record, from its stored diff.
-    static func summary(of record: HistoryRecord, readable: ReadableFormat = .standard) throws -> PlanChangeSummary {
-        guard let changes = try FieldChange.diff(json: record.diffJSON) else {
-            throw HistoryError.unreadableDiff(userID: record.userID, planDate: record.planDate)
-        }
-        return PlanChangeSummary(changes: changes, calories: record.calories, proteinG: record.proteinG,
-                                 waterMl: record.waterMl, format: readable)
+    /// The timeline wording of a written plan.
+    static func summary(of plan: WrittenPlan, readable: ReadableFormat = .standard) -> PlanChangeSummary {
+        let targets = plan.snapshot.targets
+        return PlanChangeSummary(changes: plan.diff, calories: targets.calories, proteinG: targets.proteinG,
+                                 waterMl: targets.waterMl, format: readable)
     }
 
     /// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
     static func csvField(_ text: String) -> String {
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
         return "\"" + text.replacingAll("\"", with: "\"\"") + "\""
-    }
-}
-
-/// A history row that cannot be shown.
-public enum HistoryError: Error, CustomStringConvertible {
-    case unreadableDiff(userID: Int64, planDate: LocalDate)
-
-    public var description: String {
-        switch self {
-        case let .unreadableDiff(userID, planDate):
-            "plan_history.diff of user \(userID) on \(planDate) is not a JSON array; the row was edited by hand?"
-        }
     }
 }

@@ -1,4 +1,4 @@
-import NightlyRun
+import LineOutput
 import PlanRules
 import PlanStore
 
@@ -21,7 +21,7 @@ public struct HistoryReport: Sendable {
         let who = range.userID.map { "user \($0)" } ?? "all users"
         var printer = try HistoryPrinter(format: format, output: output, title: "Plan updates for \(who), newest first",
                                          readable: readable)
-        try store.forEachHistoryRecord(in: range) { try printer.add($0) }
+        try store.forEachWrittenPlan(in: range) { try printer.add($0) }
         try printer.finish(emptyMessage: "No written plans for \(who)\(range.datesText).")
     }
 }

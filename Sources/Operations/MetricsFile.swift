@@ -1,4 +1,5 @@
 import Foundation
+import LineOutput
 import NightlyRun
 import PlanRules
 import PlanStore

@@ -26,21 +26,20 @@ public struct PlanChangeSummary: Hashable, Sendable {
         }
         var parts: [String] = []
         // "Protein 130 → 128 g" when `path` changed.
-        @discardableResult func describe(_ path: String, _ name: String, _ unit: String) -> Bool {
+        @discardableResult func describe(_ path: PlanField, _ name: String, _ unit: String) -> Bool {
             guard let change = changes.first(where: { $0.path == path }) else { return false }
             parts.append("\(name) \(format.text(change.before)) → \(format.text(change.after)) \(unit)")
             return true
         }
-        let caloriesChanged = describe("targets.calories", "Target", "cal")
-        describe("targets.protein_g", "Protein", "g")
-        describe("targets.water_ml", "Water", "ml")
-        describe("inputs.weight_kg_reported", "Weight", "kg")
-        let targetsChanged = changes.contains { $0.path.hasPrefix("targets.") }
-        if let phase = changes.lazy.compactMap(\.phaseSwitch).first {
+        let caloriesChanged = describe(.calories, "Target", "cal")
+        describe(.proteinG, "Protein", "g")
+        describe(.waterMl, "Water", "ml")
+        describe(.weightKgReported, "Weight", "kg")
+        if let phase = changes.phaseSwitch {
             event = phase == .maintenance ? "Maintenance phase started" : "Deficit phase started"
-        } else if targetsChanged {
+        } else if changes.contains(where: \.path.isTarget) {
             event = "Plan recalculated"
-        } else if changes.allSatisfy({ $0.path == "inputs.weight_kg_reported" }) {
+        } else if changes.allSatisfy({ $0.path == .weightKgReported }) {
             event = "Weight updated"
         } else {
             event = "Plan updated"
@@ -48,9 +47,9 @@ public struct PlanChangeSummary: Hashable, Sendable {
         if !caloriesChanged { parts.append("Target unchanged (\(format.integer(calories)) cal)") }
         // Inputs people set (not the derived ones), flags and the rules version; phase and
         // projection fields follow from those and the date.
-        let derived: Set<String> = ["inputs.weight_kg_reported", "inputs.weight_kg_basis", "inputs.settings_updated_at"]
+        let derived: Set<PlanField> = [.weightKgReported, .weightKgBasis, .settingsUpdatedAt]
         let others = changes.filter {
-            ($0.path.hasPrefix("inputs.") && !derived.contains($0.path)) || $0.path == "flags" || $0.path == "rules_version"
+            ($0.path.isInput && !derived.contains($0.path)) || $0.path == .flags || $0.path == .rulesVersion
         }
         if !others.isEmpty { parts.append("Changed: " + others.map(\.field).joined(separator: ", ")) }
         details = parts.joined(separator: " · ")

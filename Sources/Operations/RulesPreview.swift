@@ -29,6 +29,9 @@ public struct RulesPreview: Encodable, Sendable {
     public var rejections: [String: Int] = [:]
     /// The 20 largest calorie changes, largest first.
     public var largestCalorieChanges: [CalorieChange] = []
+    /// The calorie changes (after − before) in buckets of `calorieBucketWidth` as the
+    /// report's (floor division): each non-empty bucket's start and its plans, in order.
+    public var calorieDeltas: [DeltaBucket] = []
 
     public struct FieldChanges: Encodable, Sendable, Equatable {
         public var field: String
@@ -40,6 +43,13 @@ public struct RulesPreview: Encodable, Sendable {
         public var p95: Int?
         public var max: Int?
     }
+
+    public struct DeltaBucket: Encodable, Sendable, Equatable {
+        public var from: Int
+        public var plans: Int
+    }
+
+    public static let calorieBucketWidth = PlanReportFigures.calorieBucketWidth
 
     public struct CalorieChange: Encodable, Sendable, Equatable {
         public var userID: Int64
@@ -95,6 +105,11 @@ public struct RulesPreview: Encodable, Sendable {
         }
         preview.fields = zip(numericFields, deltas).map { field, histogram in Self.changes(field.name, histogram) }
             + [FieldChanges(field: "phase", changed: phaseChanges), FieldChanges(field: "flags", changed: flagChanges)]
+        var plansPerBucket: [Int: Int] = [:]
+        for (delta, plans) in deltas[0] {  // numericFields starts with calories
+            plansPerBucket[floorDivision(delta, by: calorieBucketWidth) * calorieBucketWidth, default: 0] += plans
+        }
+        preview.calorieDeltas = plansPerBucket.sorted { $0.key < $1.key }.map { DeltaBucket(from: $0.key, plans: $0.value) }
         return preview
     }
 
@@ -164,6 +179,11 @@ public struct RulesPreview: Encodable, Sendable {
         }
         return lines.joined(separator: "\n") + "\n"
     }
+}
+
+/// `value / divisor` rounded down (−1 / 50 is −1), as PostgreSQL's `floor` buckets the report's.
+private func floorDivision(_ value: Int, by divisor: Int) -> Int {
+    value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
 }
 
 private extension String {

@@ -64,6 +64,9 @@ public struct StatusReport: Encodable, Sendable {
         public var usersPerVersion: [String: Int]
         /// Users whose latest evaluation a newer version made: this binary leaves them.
         public var usersOfNewerVersions: Int
+        /// While this binary's version rolls out: users whose current plan an older version
+        /// made, waiting for their local midnight (not due before it). Nil without a rollout.
+        public var usersWaitingForRolloutMidnight: Int?
     }
 
     public struct Rejections: Encodable, Sendable {
@@ -126,7 +129,11 @@ public struct StatusReport: Encodable, Sendable {
             rulesRollout: RulesRollout(
                 rolloutStart: rollout.map { text($0.startedAt) }, usersPerVersion: perVersion,
                 usersOfNewerVersions: perVersion.filter { $0.key != "none" && RulesVersionStanding(of: $0.key) == .newer }
-                    .values.reduce(0, +)),
+                    .values.reduce(0, +),
+                usersWaitingForRolloutMidnight: try rollout.map { _ in
+                    try store.usersPerCurrentPlanRulesVersion().filter { RulesVersionStanding(of: $0.key) == .older }
+                        .values.reduce(0, +)
+                }),
             rejectionsLastDay: Rejections(total: rejections.values.reduce(0, +), byField: rejections),
             runs: try store.recentRuns(limit: limit).map { run in
                 Run(runID: run.runID, status: run.status, asOf: text(run.asOf), startedAt: text(run.startedAt),
@@ -178,6 +185,9 @@ public struct StatusReport: Encodable, Sendable {
             + (perVersion.isEmpty ? "none yet" : perVersion.joined(separator: ", "))
         if let start = rulesRollout.rolloutStart {
             rules += "; \(versions.rules) rolling out since \(start) (each user at their next local midnight)"
+            if let waiting = rulesRollout.usersWaitingForRolloutMidnight {
+                rules += ", \(waiting) still waiting for it"
+            }
         }
         if rulesRollout.usersOfNewerVersions > 0 {
             rules += "; \(rulesRollout.usersOfNewerVersions) on newer rules, left alone by this binary"

@@ -1,4 +1,3 @@
-import PlanJSON
 import PlanRules
 import PlanStore
 
@@ -11,11 +10,9 @@ import PlanStore
 /// scales with its `viewBox` from phone to desktop width and to paper.
 public struct UserReportPage {
     private struct Plan {
-        var record: HistoryRecord
+        var written: WrittenPlan
         var summary: PlanChangeSummary
-        var projectedDate: String?
-        var targetDate: String?
-        var targetWeight: String?
+        var reasons: String { written.snapshot.reasons.map(\.rawValue).joined(separator: ", ") }
     }
 
     private let userID: Int64
@@ -31,26 +28,13 @@ public struct UserReportPage {
     public var planCount: Int { plans.count }
 
     /// Adds one written plan of the user (any order; one user's history is small).
-    public mutating func add(_ record: HistoryRecord) throws {
-        let snapshot = try? JSONValue(parsing: record.snapshotJSON)
-        plans.append(Plan(
-            record: record, summary: try HistoryPrinter.summary(of: record, readable: readable),
-            projectedDate: snapshot?["projection"]?["projected_date"].flatMap(Self.text),
-            targetDate: snapshot?["inputs"]?["target_date"].flatMap(Self.text),
-            targetWeight: snapshot?["inputs"]?["target_weight_kg"].flatMap(Self.text)))
-    }
-
-    private static func text(_ value: JSONValue) -> String? {
-        switch value {
-        case .string(let text): text
-        case .number(let number): number.text
-        default: nil
-        }
+    public mutating func add(_ plan: WrittenPlan) {
+        plans.append(Plan(written: plan, summary: HistoryPrinter.summary(of: plan, readable: readable)))
     }
 
     /// The whole page; `rangeText` says which dates were asked for (" from 2026-03-01").
     public func html(rangeText: String) -> String {
-        let ordered = plans.sorted { ($0.record.planDate, $0.record.seq) < ($1.record.planDate, $1.record.seq) }
+        let ordered = plans.sorted { ($0.written.planDate, $0.written.seq) < ($1.written.planDate, $1.written.seq) }
         let title = "Plan report for user \(userID)"
         var body = "<h1>\(escape(title))</h1>\n"
         if ordered.isEmpty {
@@ -64,15 +48,18 @@ public struct UserReportPage {
     }
 
     private func outlook(_ ordered: [Plan]) -> String {
-        guard let latest = ordered.last else { return "" }
-        func date(_ text: String?) -> String {
-            text.flatMap { LocalDate(iso8601: $0) }.map { readable.timelineDate($0) } ?? "none"
-        }
+        guard let latest = ordered.last?.written.snapshot else { return "" }
+        // Validated weights (at most 500 kg) have no thousands to group.
+        let weight = fixedPoint(latest.inputs.weightReportedTenthsKg, decimals: 1)
+        let targetWeight = latest.inputs.targetWeightTenthsKg.map { fixedPoint($0, decimals: 1) } ?? "none"
+        let targetDate = latest.inputs.targetDate.map { readable.timelineDate($0) } ?? "none"
+        let projection = latest.projection.projectedDate.map {
+            "projected to reach it <span class=\"projected-date\">\(escape(readable.timelineDate($0)))</span>"
+        } ?? "no projected date"
         return """
-            <p class="outlook">Latest plan \(escape(readable.timelineDate(latest.record.planDate))): \
-            weight \(escape(latest.record.weightKgReported)) kg, target \(escape(latest.targetWeight ?? "none")) kg \
-            by <span class="target-date">\(escape(date(latest.targetDate)))</span>; \
-            projected to reach it <span class="projected-date">\(escape(date(latest.projectedDate)))</span>.</p>
+            <p class="outlook">Latest plan \(escape(readable.timelineDate(latest.planDate))): \
+            weight \(escape(weight)) kg, target \(escape(targetWeight)) kg \
+            by <span class="target-date">\(escape(targetDate))</span>; \(projection).</p>
 
             """
     }
@@ -87,16 +74,16 @@ public struct UserReportPage {
     private static let top = 20.0
 
     private func chart(_ ordered: [Plan]) -> String {
-        let first = ordered[0].record.planDate
-        let last = ordered[ordered.count - 1].record.planDate
+        let first = ordered[0].written.planDate
+        let last = ordered[ordered.count - 1].written.planDate
         let days = Double(max(1, last.days(since: first) + 1))
         let plotWidth = Self.width - Self.left - Self.right
         func x(_ date: LocalDate) -> Double { Self.left + Double(date.days(since: first)) / days * plotWidth }
         let end = Self.left + plotWidth
-        let series: [(name: String, unit: String, css: String, value: (HistoryRecord) -> Int)] = [
-            ("Calories", "cal", "calories", { $0.calories }),
-            ("Protein", "g", "protein", { $0.proteinG }),
-            ("Water", "ml", "water", { $0.waterMl }),
+        let series: [(name: String, unit: String, css: String, value: (Snapshot.Targets) -> Int)] = [
+            ("Calories", "cal", "calories", \.calories),
+            ("Protein", "g", "protein", \.proteinG),
+            ("Water", "ml", "water", \.waterMl),
         ]
         let height = Self.top + Double(series.count) * (Self.panelHeight + Self.gap)
         var svg = """
@@ -107,22 +94,22 @@ public struct UserReportPage {
         // Phase bands: one per run of consecutive plans in the same deficit/maintenance phase.
         var runStart = 0
         for index in ordered.indices {
-            let phase = ordered[index].record.phase
-            let isLast = index == ordered.count - 1 || ordered[index + 1].record.phase != phase
+            let phase = ordered[index].written.snapshot.phase.phase
+            let isLast = index == ordered.count - 1 || ordered[index + 1].written.snapshot.phase.phase != phase
             guard isLast else { continue }
-            if phase == "deficit" || phase == "maintenance" {
-                let from = x(ordered[runStart].record.planDate)
-                let to = index == ordered.count - 1 ? end : x(ordered[index + 1].record.planDate)
-                svg += "<rect class=\"phase-band \(phase)\" x=\"\(f(from))\" y=\"\(Self.top)\" "
+            if phase != .none {
+                let from = x(ordered[runStart].written.planDate)
+                let to = index == ordered.count - 1 ? end : x(ordered[index + 1].written.planDate)
+                svg += "<rect class=\"phase-band \(phase.rawValue)\" x=\"\(f(from))\" y=\"\(Self.top)\" "
                     + "width=\"\(f(max(1, to - from)))\" height=\"\(f(height - Self.top - Self.gap / 2))\">"
-                    + "<title>\(escape(phase.capitalized)) phase from "
-                    + "\(escape(readable.timelineDate(ordered[runStart].record.planDate)))</title></rect>\n"
+                    + "<title>\(escape(phase.rawValue.capitalized)) phase from "
+                    + "\(escape(readable.timelineDate(ordered[runStart].written.planDate)))</title></rect>\n"
             }
             runStart = index + 1
         }
         for (panel, line) in series.enumerated() {
             let panelTop = Self.top + Double(panel) * (Self.panelHeight + Self.gap)
-            let values = ordered.map { line.value($0.record) }
+            let values = ordered.map { line.value($0.written.snapshot.targets) }
             let low = Double(values.min()!), high = Double(values.max()!)
             let span = max(1, high - low)
             func y(_ value: Int) -> Double {
@@ -131,9 +118,9 @@ public struct UserReportPage {
             }
             var points: [String] = []
             for (index, plan) in ordered.enumerated() {
-                let value = line.value(plan.record)
-                if index > 0 { points.append("\(f(x(plan.record.planDate))),\(f(y(values[index - 1])))") }
-                points.append("\(f(x(plan.record.planDate))),\(f(y(value)))")
+                let value = line.value(plan.written.snapshot.targets)
+                if index > 0 { points.append("\(f(x(plan.written.planDate))),\(f(y(values[index - 1])))") }
+                points.append("\(f(x(plan.written.planDate))),\(f(y(value)))")
             }
             points.append("\(f(end)),\(f(y(values[values.count - 1])))")
             svg += "<text class=\"axis\" x=\"4\" y=\"\(f(panelTop + 4))\">\(line.name) (\(line.unit))</text>\n"
@@ -146,10 +133,10 @@ public struct UserReportPage {
             svg += "<polyline class=\"step \(line.css)\" points=\"\(points.joined(separator: " "))\"/>\n"
             if panel == 0 {
                 for plan in ordered {
-                    let tip = "\(readable.timelineDate(plan.record.planDate)) — \(plan.summary.event) — "
-                        + "\(plan.summary.details) [\(plan.record.reasons.joined(separator: ", "))]"
-                    svg += "<circle class=\"marker\" cx=\"\(f(x(plan.record.planDate)))\" "
-                        + "cy=\"\(f(y(plan.record.calories)))\" r=\"5\"><title>\(escape(tip))</title></circle>\n"
+                    let tip = "\(readable.timelineDate(plan.written.planDate)) — \(plan.summary.event) — "
+                        + "\(plan.summary.details) [\(plan.reasons)]"
+                    svg += "<circle class=\"marker\" cx=\"\(f(x(plan.written.planDate)))\" "
+                        + "cy=\"\(f(y(plan.written.snapshot.targets.calories)))\" r=\"5\"><title>\(escape(tip))</title></circle>\n"
                 }
             }
         }
@@ -175,82 +162,13 @@ public struct UserReportPage {
 
             """
         for plan in ordered.reversed() {
-            let rerun = plan.record.seq > 0 ? ", rerun \(plan.record.seq)" : ""
-            let projected = plan.projectedDate.flatMap { LocalDate(iso8601: $0) }.map { readable.timelineDate($0) } ?? "—"
-            html += "<tr class=\"update\"><td>\(escape(readable.timelineDate(plan.record.planDate)))</td>"
+            let rerun = plan.written.seq > 0 ? ", rerun \(plan.written.seq)" : ""
+            let projected = plan.written.snapshot.projection.projectedDate.map { readable.timelineDate($0) } ?? "—"
+            html += "<tr class=\"update\"><td>\(escape(readable.timelineDate(plan.written.planDate)))</td>"
                 + "<td>\(escape(plan.summary.event))</td><td>\(escape(plan.summary.details))</td>"
-                + "<td>\(escape(plan.record.reasons.joined(separator: ", ") + rerun))</td>"
-                + "<td>\(escape(plan.record.phase))</td><td>\(escape(projected))</td></tr>\n"
+                + "<td>\(escape(plan.reasons + rerun))</td>"
+                + "<td>\(escape(plan.written.snapshot.phase.phase.rawValue))</td><td>\(escape(projected))</td></tr>\n"
         }
         return html + "</tbody>\n</table>\n"
-    }
-}
-
-/// Two decimals at most, so the SVG stays short.
-func f(_ value: Double) -> String {
-    let rounded = (value * 100).rounded() / 100
-    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
-}
-
-/// Text and attribute values of the page, HTML-escaped.
-func escape(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for character in text {
-        switch character {
-        case "&": out += "&amp;"
-        case "<": out += "&lt;"
-        case ">": out += "&gt;"
-        case "\"": out += "&quot;"
-        default: out.append(character)
-        }
-    }
-    return out
-}
-
-/// The page around a report: inline CSS only (phone, desktop, print), no script.
-enum ReportStyle {
-    static func page(title: String, body: String) -> String {
-        """
-        <!DOCTYPE html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(escape(title))</title>
-        <style>
-        body { font-family: system-ui, sans-serif; margin: 1rem auto; max-width: 60rem; padding: 0 1rem; color: #222; }
-        h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; }
-        figure { margin: 1rem 0; }
-        .chart svg { width: 100%; height: auto; display: block; }
-        .phase-band.deficit, .key.deficit { fill: #fde2e2; background: #fde2e2; }
-        .phase-band.maintenance, .key.maintenance { fill: #dff3e4; background: #dff3e4; }
-        .step { fill: none; stroke-width: 2; }
-        .step.calories { stroke: #c0392b; } .step.protein { stroke: #2c6fbb; } .step.water { stroke: #1a9c9c; }
-        .marker { fill: #fff; stroke: #c0392b; stroke-width: 2; }
-        .bar { fill: #2c6fbb; } .calorie-change .bar { fill: #c0392b; } .switches .bar { fill: #1a9c9c; }
-        .axis { font-size: 13px; fill: #555; }
-        figcaption { font-size: 0.85rem; color: #555; }
-        table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
-        th, td { border-bottom: 1px solid #ddd; padding: 0.3rem 0.4rem; text-align: left; vertical-align: top; }
-        td.number, th.number { text-align: right; }
-        @media (max-width: 600px) {
-          body { padding: 0 0.4rem; font-size: 0.95rem; }
-          table { font-size: 0.8rem; }
-          .updates th:nth-child(5), .updates td:nth-child(5), .updates th:nth-child(6), .updates td:nth-child(6) { display: none; }
-        }
-        @media print {
-          body { max-width: none; margin: 0; }
-          .chart { break-inside: avoid; }
-          tr { break-inside: avoid; }
-          .phase-band, .key { print-color-adjust: exact; -webkit-print-color-adjust: exact; }
-        }
-        </style>
-        </head>
-        <body>
-        \(body)</body>
-        </html>
-
-        """
     }
 }

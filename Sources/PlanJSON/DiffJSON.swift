@@ -12,15 +12,19 @@ extension Array where Element == FieldChange {
     /// The same bytes appended to `bytes` (a run writes a batch's JSON into one buffer).
     public func appendJSON(to bytes: inout [UInt8]) {
         var writer = JSONWriter(capacity: 64 + count * 80)
+        write(into: &writer)
+        writer.appendWritten(to: &bytes)
+    }
+
+    func write(into writer: inout JSONWriter) {
         writer.raw("[")
         for (index, entry) in enumerated() {
             if index > 0 { writer.raw(",") }
-            writer.raw("{\"path\":"); writer.string(entry.path)
+            writer.raw("{\"path\":"); writer.string(entry.path.rawValue)
             writer.raw(","); writer.change(entry)
             writer.raw("}")
         }
         writer.raw("]")
-        writer.appendWritten(to: &bytes)
     }
 
     public var jsonString: String { String(decoding: jsonBytes(), as: UTF8.self) }
@@ -50,12 +54,13 @@ extension JSONWriter {
 
 extension FieldChange {
     /// The entries of a stored diff (`plan_history.diff`, jsonb: any key order and
-    /// spacing): each object with a string `path`, a `before` and an `after`; other
-    /// entries are skipped. Nil when the text is JSON but not an array.
+    /// spacing): each object with a `path` naming a `PlanField`, a `before` and an `after`;
+    /// other entries are skipped. Nil when the text is JSON but not an array.
     public static func diff(json text: String) throws(JSONParseError) -> [FieldChange]? {
         guard case .array(let entries) = try JSONValue(parsing: text) else { return nil }
         return entries.compactMap { entry in
-            guard case .string(let path)? = entry["path"], let before = entry["before"], let after = entry["after"] else {
+            guard case .string(let name)? = entry["path"], let path = PlanField(rawValue: name),
+                  let before = entry["before"], let after = entry["after"] else {
                 return nil
             }
             return FieldChange(path: path, before: DiffValue(json: before), after: DiffValue(json: after))

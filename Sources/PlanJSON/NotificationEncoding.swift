@@ -22,7 +22,7 @@ extension PlanNotification {
         writer.appendWritten(to: &bytes)
     }
 
-    private func write(into writer: inout JSONWriter) {
+    func write(into writer: inout JSONWriter) {
         writer.raw("{\"id\":"); writer.string(id)
         writer.raw(",\"type\":"); writer.string(type.rawValue)
         writer.raw(",\"user_id\":"); writer.int(Int(userID))

@@ -82,9 +82,14 @@ public struct HistoryWrite: Sendable {
     /// Where the diff's JSON text lies in the batch's `json`.
     public var diffJSON: Range<Int>
     public var rulesVersion: String
+    /// The decisions `plan-regen report` counts (sql/0018): the phase the plan switched to
+    /// (`HistoryEntry.phaseSwitch`) and the type of its notification, nil when none.
+    public var phaseSwitch: Phase?
+    public var notificationType: NotificationType?
 
     public init(userID: Int64, planDate: LocalDate, seq: Int, reasons: [DueReason], snapshotJSON: Range<Int>,
-                previousJSON: [UInt8]?, diffJSON: Range<Int>, rulesVersion: String) {
+                previousJSON: [UInt8]?, diffJSON: Range<Int>, rulesVersion: String, phaseSwitch: Phase?,
+                notificationType: NotificationType?) {
         self.userID = userID
         self.planDate = planDate
         self.seq = seq
@@ -93,6 +98,8 @@ public struct HistoryWrite: Sendable {
         self.previousJSON = previousJSON
         self.diffJSON = diffJSON
         self.rulesVersion = rulesVersion
+        self.phaseSwitch = phaseSwitch
+        self.notificationType = notificationType
     }
 }
 
@@ -110,6 +117,9 @@ public struct StateWrite: Sendable {
     public var judgedRulesVersion: String?
     public var scheduledUpdatedAt: Instant?
     public var rulesVersion: String
+    /// The rules version of the current plan (plan-rules.md section 2.1: older while the
+    /// user waits for their rollout midnight); nil before the first plan.
+    public var planRulesVersion: String?
     public var nextCheckAt: Instant?
     /// The user has no `plan_state` row yet: it is copied straight in, which skips the
     /// staging table and the upsert (a first run writes a million of these).
@@ -128,6 +138,7 @@ public struct StateWrite: Sendable {
         self.judgedRulesVersion = state.judgedRulesVersion
         self.scheduledUpdatedAt = state.scheduledUpdatedAt
         self.rulesVersion = rulesVersion
+        self.planRulesVersion = state.currentPlan?.rulesVersion
         self.nextCheckAt = nextCheckAt
         self.isNew = isNew
     }
@@ -199,7 +210,7 @@ extension PlanStore {
             try conn.copyIn(
                 """
                 COPY plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
-                                   previous, diff, rules_version) FROM STDIN
+                                   previous, diff, rules_version, phase_switch, notification_type) FROM STDIN
                 """, purpose: "writing \(batch.history.count) plan_history rows"
             ) { writer in
                 // Rows read in place (`history[i].field`): `for h in` copied each one,
@@ -225,6 +236,8 @@ extension PlanStore {
                             row.compactJSON(utf8: history[i].previousJSON)
                             row.compactJSON(utf8: UnsafeBufferPointer(rebasing: json[history[i].diffJSON]))
                             row.text(history[i].rulesVersion)
+                            row.text(history[i].phaseSwitch?.rawValue)
+                            row.text(history[i].notificationType?.rawValue)
                         }
                     }
                 }
@@ -297,7 +310,8 @@ extension PlanStore {
             """
             COPY plan_state (user_id, plan_date, rules_version,
                 history_rows_on_plan_date, last_evaluated_date, seen_updated_at,
-                judged_updated_at, judged_rules_version, scheduled_updated_at, next_check_at, updated_by_run)
+                judged_updated_at, judged_rules_version, scheduled_updated_at, next_check_at, plan_rules_version,
+                updated_by_run)
             FROM STDIN
             """, purpose: "writing new plan_state rows"
         ) { writer in
@@ -313,6 +327,7 @@ extension PlanStore {
                     row.text(states[i].judgedRulesVersion)
                     row.plain(states[i].scheduledUpdatedAt)
                     row.plain(states[i].nextCheckAt)
+                    row.text(states[i].planRulesVersion)
                     row.integer(runID)
                 }
             }
@@ -330,11 +345,12 @@ extension PlanStore {
         var statements: [(query: SQLQuery, purpose: String)] = batch.history.map { h in
             ("""
              INSERT INTO plan_history (user_id, plan_date, seq, generated_at, run_id, reasons, snapshot,
-                                       previous, diff, rules_version)
+                                       previous, diff, rules_version, phase_switch, notification_type)
              VALUES (\(h.userID), \(h.planDate)::date, \(h.seq), \(generatedAt)::timestamptz, \(runID),
                      \(h.reasons.map(\.rawValue))::text[], \(bind: batch.jsonText(h.snapshotJSON))::jsonb,
                      \(bind: h.previousJSON.map { String(decoding: $0, as: UTF8.self) })::jsonb,
-                     \(bind: batch.jsonText(h.diffJSON))::jsonb, \(bind: h.rulesVersion))
+                     \(bind: batch.jsonText(h.diffJSON))::jsonb, \(bind: h.rulesVersion),
+                     \(bind: h.phaseSwitch?.rawValue), \(bind: h.notificationType?.rawValue))
              """, "writing the plan_history row of user \(h.userID)")
         }
         if !batch.states.isEmpty { statements.append(stateUpsert(batch.states, runID: runID)) }
@@ -384,10 +400,10 @@ extension PlanStore {
                 last_evaluated_date = u.last_evaluated_date, seen_updated_at = u.seen_updated_at,
                 judged_updated_at = u.judged_updated_at, judged_rules_version = u.judged_rules_version,
                 scheduled_updated_at = u.scheduled_updated_at, next_check_at = u.next_check_at,
-                updated_by_run = \(runID)
+                plan_rules_version = u.plan_rules_version, updated_by_run = \(runID)
             FROM \(sql: Self.stateColumns(states)) AS u(user_id, plan_date, rules_version, history_rows_on_plan_date,
                 last_evaluated_date, seen_updated_at, judged_updated_at, judged_rules_version,
-                scheduled_updated_at, next_check_at)
+                scheduled_updated_at, next_check_at, plan_rules_version)
             WHERE p.user_id = u.user_id \(sql: inRange)
             """, "updating \(states.count) plan_state rows")])[0].affectedRows
         if updated != states.count {
@@ -403,7 +419,8 @@ extension PlanStore {
         ("""
             INSERT INTO plan_state (user_id, plan_date, rules_version, history_rows_on_plan_date,
                                     last_evaluated_date, seen_updated_at, judged_updated_at,
-                                    judged_rules_version, scheduled_updated_at, next_check_at, updated_by_run)
+                                    judged_rules_version, scheduled_updated_at, next_check_at, plan_rules_version,
+                                    updated_by_run)
             SELECT u.*, \(runID)::bigint FROM \(sql: Self.stateColumns(states)) AS u
             ON CONFLICT (user_id) DO UPDATE SET
                 plan_date = EXCLUDED.plan_date,
@@ -414,12 +431,14 @@ extension PlanStore {
                 judged_updated_at = EXCLUDED.judged_updated_at,
                 judged_rules_version = EXCLUDED.judged_rules_version,
                 scheduled_updated_at = EXCLUDED.scheduled_updated_at,
-                next_check_at = EXCLUDED.next_check_at, updated_by_run = EXCLUDED.updated_by_run
+                next_check_at = EXCLUDED.next_check_at, plan_rules_version = EXCLUDED.plan_rules_version,
+                updated_by_run = EXCLUDED.updated_by_run
             """, "saving \(states.count) plan_state rows")
     }
 
     /// The fields of `states` as one row each: `unnest` of a column array per field, in
-    /// `plan_state`'s order from `user_id` to `next_check_at` (without `updated_by_run`).
+    /// `plan_state`'s order from `user_id` to `next_check_at`, then `plan_rules_version`
+    /// (without `updated_by_run`).
     /// Dates travel as days and instants as microseconds since the epoch, turned into
     /// `date` and `timestamptz` by arithmetic (`timestamptz(microseconds:)`): parsing
     /// their text cost the server about half as much again (32 against 22 ms per 100,000
@@ -433,7 +452,7 @@ extension PlanStore {
                     \(sql: timestamptz(microseconds: "seen_updated_at")),
                     \(sql: timestamptz(microseconds: "judged_updated_at")), judged_rules_version,
                     \(sql: timestamptz(microseconds: "scheduled_updated_at")),
-                    \(sql: timestamptz(microseconds: "next_check_at"))
+                    \(sql: timestamptz(microseconds: "next_check_at")), plan_rules_version
              FROM unnest(\(states.map(\.userID))::bigint[],
                          \(PostgresPlainArray(states.map { days($0.planDate) }))::int[],
                          \(states.map(\.rulesVersion))::text[], \(states.map(\.historyRowsOnPlanDate))::int[],
@@ -442,9 +461,11 @@ extension PlanStore {
                          \(PostgresPlainArray(states.map { $0.judgedUpdatedAt?.microsecondsSinceEpoch }))::int8[],
                          \(states.map(\.judgedRulesVersion))::text[],
                          \(PostgresPlainArray(states.map { $0.scheduledUpdatedAt?.microsecondsSinceEpoch }))::int8[],
-                         \(PostgresPlainArray(states.map { $0.nextCheckAt?.microsecondsSinceEpoch }))::int8[])
+                         \(PostgresPlainArray(states.map { $0.nextCheckAt?.microsecondsSinceEpoch }))::int8[],
+                         \(states.map(\.planRulesVersion))::text[])
                   AS s(user_id, plan_date, rules_version, history_rows_on_plan_date, last_evaluated_date,
-                       seen_updated_at, judged_updated_at, judged_rules_version, scheduled_updated_at, next_check_at))
+                       seen_updated_at, judged_updated_at, judged_rules_version, scheduled_updated_at, next_check_at,
+                       plan_rules_version))
             """
     }
 }

@@ -877,6 +877,51 @@ COMMENT ON COLUMN plan_runs.rules_action IS
 """#
         ),
         Migration(
+            name: "0017_current_plan_rules_version",
+            file: #"""
+-- migration: expand
+-- The rules version of each user's current plan beside the version of their latest
+-- evaluation (plan-rules.md section 2.1): during a rollout, the users whose current plan an
+-- older version made wait for their local midnight, and `status` counts them without
+-- reading plan_history. NULL where a release before this one wrote the state: the
+-- evaluation's version (rules_version) stands for it then, as it did.
+ALTER TABLE plan_state ADD COLUMN plan_rules_version text;
+COMMENT ON COLUMN plan_state.plan_rules_version IS
+    'rules version of the current plan (NULL: before the first plan, or written by a release before 1.1.0: see rules_version)';
+
+"""#
+        ),
+        Migration(
+            name: "0018_plan_history_decisions",
+            file: #"""
+-- migration: expand
+-- migration-lock: updates the plan_history rows that carry a notification or a phase switch (most of them): forget waits meanwhile
+-- What the rules decided about each plan, stored with it by the run that writes it (section
+-- 7), so that `plan-regen report` counts decisions instead of deciding again from the JSON.
+ALTER TABLE plan_history ADD COLUMN phase_switch text, ADD COLUMN notification_type text;
+COMMENT ON COLUMN plan_history.phase_switch IS
+    'the MATADOR phase this plan switched to (deficit or maintenance), NULL when it did not switch';
+COMMENT ON COLUMN plan_history.notification_type IS
+    'the notification this plan was given (plan_created, phase_switch, targets_updated), NULL when none';
+
+-- Rows written before: decided from the row by the rules they were written under (section 7
+-- before 7.1 left out water changes of no fluid ounce): a first plan is plan_created, a
+-- diff of phase.phase between deficit and maintenance a phase switch, else a change of
+-- calories, protein or water targets_updated.
+UPDATE plan_history SET
+    phase_switch = CASE WHEN diff @> '[{"path": "phase.phase", "after": "maintenance", "before": "deficit"}]' THEN 'maintenance'
+                        WHEN diff @> '[{"path": "phase.phase", "after": "deficit", "before": "maintenance"}]' THEN 'deficit' END,
+    notification_type = CASE WHEN previous IS NULL THEN 'plan_created'
+        WHEN diff @> '[{"path": "phase.phase", "after": "maintenance", "before": "deficit"}]'
+          OR diff @> '[{"path": "phase.phase", "after": "deficit", "before": "maintenance"}]' THEN 'phase_switch'
+        WHEN diff @> '[{"path": "targets.calories"}]' OR diff @> '[{"path": "targets.protein_g"}]'
+          OR diff @> '[{"path": "targets.water_ml"}]' THEN 'targets_updated' END
+WHERE previous IS NULL OR diff @> '[{"path": "phase.phase"}]' OR diff @> '[{"path": "targets.calories"}]'
+   OR diff @> '[{"path": "targets.protein_g"}]' OR diff @> '[{"path": "targets.water_ml"}]';
+
+"""#
+        ),
+        Migration(
             name: "0019_acknowledged_delivery",
             file: #"""
 -- migration: expand

@@ -14,13 +14,14 @@ public struct PlanReportFigures: Sendable {
 
     /// Written plans per plan date and reason (a plan with two reasons counts under each).
     public var plansByReason: [DayCount] = []
-    /// Plans whose diff changes `phase.phase`, per plan date and the phase switched to.
+    /// Plans that switched MATADOR phase (`plan_history.phase_switch`), per plan date and
+    /// the phase switched to.
     public var phaseSwitches: [DayCount] = []
     /// Rejected settings rows per field, from the runs started in the range (the query of
     /// `plan-regen status` and the metrics).
     public var rejectionsByField: [String: Int] = [:]
-    /// Notifications in the outbox per type, for plan dates in the range (`prune` removes
-    /// emitted lines after their retention).
+    /// Notifications made per type (`plan_history.notification_type`), for plan dates in
+    /// the range.
     public var notificationsByType: [String: Int] = [:]
     /// Calorie changes (after − before) in buckets of `calorieBucketWidth`: bucket start → plans.
     public var calorieChanges: [(bucket: Int, count: Int)] = []
@@ -47,9 +48,9 @@ extension PlanStore {
         }
         try connection.forEachRow(
             """
-            SELECT plan_date::text AS day, snapshot->'phase'->>'phase' AS key, count(*)
+            SELECT plan_date::text AS day, phase_switch AS key, count(*)
             FROM plan_history
-            WHERE plan_date \(sql: inRange) AND diff @> '[{"path": "phase.phase"}]'
+            WHERE plan_date \(sql: inRange) AND phase_switch IS NOT NULL
             GROUP BY 1, 2 ORDER BY 1, 2
             """, purpose: "counting phase switches per day for the report"
         ) { row in
@@ -58,9 +59,9 @@ extension PlanStore {
         }
         try connection.forEachRow(
             """
-            SELECT split_part(notification_id, ':', 3) AS type, count(*)
-            FROM notification_outbox
-            WHERE split_part(notification_id, ':', 2) BETWEEN \(from) AND \(to)
+            SELECT notification_type AS type, count(*)
+            FROM plan_history
+            WHERE plan_date \(sql: inRange) AND notification_type IS NOT NULL
             GROUP BY 1 ORDER BY 1
             """, purpose: "counting notifications per type for the report"
         ) { row in

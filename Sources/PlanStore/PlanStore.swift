@@ -47,26 +47,25 @@ public final class PlanStore {
     /// partitions and the server's clock. Before `migrate` the migrations table is missing:
     /// then the checks run one by one, so a standby is still reported as such first.
     private func readStartingFacts(requireWritable: Bool) throws {
-        let results: [PostgresResult]
+        var results: PipelinedResults
         do {
-            results = try connection.pipelined(
+            results = PipelinedResults(try connection.pipelined(
                 (requireWritable ? [Self.writableCheck] : []) + [
                     Self.presentationColumnsQuery, Self.historyPartitionsQuery,
                     Self.clockQuery, UserSettingsIndex.presenceQuery,
                     Migrator.appliedMigrationsQuery,
-                ])
+                ]))
         } catch let error as PostgresError where error.sqlState == .undefinedTable {
             if requireWritable { try requireWritableServer() }
             try Migrator(connection: connection).checkUpToDate()
             throw error
         }
-        var next = results.makeIterator()
-        if requireWritable { try refuseReadOnly(next.next()!) }
-        optionalSettingsColumns = try Self.presentationColumns(from: next.next()!)
-        historyPartitionMonths = Set(try next.next()!.map { try $0.int("month") })
-        openedAt = try Self.databaseNow(from: next.next()!)
-        userSettingsIndexMissing = try UserSettingsIndex.isMissing(from: next.next()!)
-        try Migrator.checkUpToDate(applied: Migrator.appliedMigrations(from: next.next()!))
+        if requireWritable { try refuseReadOnly(results.next(Self.writableCheck.purpose)) }
+        optionalSettingsColumns = try Self.presentationColumns(from: results.next(Self.presentationColumnsQuery.purpose))
+        historyPartitionMonths = Set(try results.next(Self.historyPartitionsQuery.purpose).map { try $0.int("month") })
+        openedAt = try Self.databaseNow(from: results.next(Self.clockQuery.purpose))
+        userSettingsIndexMissing = try UserSettingsIndex.isMissing(from: results.next(UserSettingsIndex.presenceQuery.purpose))
+        try Migrator.checkUpToDate(applied: Migrator.appliedMigrations(from: results.next(Migrator.appliedMigrationsQuery.purpose)))
     }
 
     /// Wraps `connection` for a store whose database is already checked (a run's worker

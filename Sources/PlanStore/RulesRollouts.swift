@@ -51,6 +51,26 @@ extension PlanStore {
         return users
     }
 
+    /// Users with a current plan per rules version of that plan (`plan_rules_version`;
+    /// where a release before sql/0017 wrote the state, or the plan's version is newer than
+    /// the evaluation's — an older release rewrote the state and left the column as it
+    /// was — the evaluation's version stands for it). One scan of `plan_state`.
+    public func usersPerCurrentPlanRulesVersion() throws -> [String: Int] {
+        var users: [String: Int] = [:]
+        for row in try connection.query(
+            """
+            SELECT rules_version, plan_rules_version, count(*) AS users FROM plan_state
+            WHERE plan_date IS NOT NULL GROUP BY 1, 2
+            """, purpose: "counting users per rules version of their current plan") {
+            let evaluated = try row.optionalString("rules_version") ?? "none"
+            let planned = try row.optionalString("plan_rules_version")
+            let version = planned.map { RulesVersionStanding(of: $0, against: evaluated) == .newer ? evaluated : $0 }
+                ?? evaluated
+            users[version, default: 0] += try row.int("users")
+        }
+        return users
+    }
+
     /// Every recorded rollout start.
     public func rulesRollouts() throws -> [RulesRolloutRecord] {
         try connection.query(

@@ -46,9 +46,11 @@ extension PlanStore {
         var users: [LoadedUser] = []
         users.reserveCapacity(userIDs.count)
         let settings = settingsColumns(try presentationColumns())
-        let guardStatements = partitionGuard.map { [$0.statement(connection)] } ?? []
+        let fence = partitionGuard.map { (partitionGuard: $0, statement: $0.statement(connection)) }
+        let guardStatements = fence.map { [$0.statement] } ?? []
         guard let range = lookup.range else {
-            let results = try connection.pipelined(guardStatements + [(
+            let purpose = "reading settings and plan state of \(userIDs.count) users"
+            var results = PipelinedResults(try connection.pipelined(guardStatements + [(
                 ("""
                 SELECT u.user_id, s.user_id IS NOT NULL AS has_settings, \(sql: settings),
                        p.user_id IS NOT NULL AS has_state, \(sql: Self.stateColumns(snapshot: "p.snapshot::text"))
@@ -58,10 +60,10 @@ extension PlanStore {
                     SELECT plan_state.*, \(sql: Self.currentPlan(of: "plan_state")) AS snapshot
                     FROM plan_state WHERE user_id = u.user_id LIMIT 1) p ON true
                 ORDER BY u.position
-                """ as SQLQuery).binaryResults(), "reading settings and plan state of \(userIDs.count) users")])
-            try partitionGuard?.check(results[0])
+                """ as SQLQuery).binaryResults(), purpose)]))
+            if let fence { try fence.partitionGuard.check(results.next(fence.statement.purpose)) }
             // One row per id, in the ids' order.
-            let rows = results.last!
+            let rows = try results.next(purpose)
             let column = LoadedUserColumns(rows.columns)
             for row in rows {
                 let userID = try row.int64(column.userID)
@@ -71,19 +73,21 @@ extension PlanStore {
             }
             return users
         }
-        let results = try connection.pipelined(guardStatements + [
+        let settingsPurpose = "reading the settings of \(userIDs.count) users"
+        let statePurpose = "reading the plan state of \(userIDs.count) users"
+        var results = PipelinedResults(try connection.pipelined(guardStatements + [
             (("""
              SELECT s.user_id, \(sql: settings) FROM user_settings s
              WHERE s.user_id BETWEEN \(range.lowerBound) AND \(range.upperBound)
-             """ as SQLQuery).binaryResults(), "reading the settings of \(userIDs.count) users"),
+             """ as SQLQuery).binaryResults(), settingsPurpose),
             (("""
              SELECT p.user_id, \(sql: Self.stateColumns(snapshot: "\(sql: Self.currentPlan(of: "p"))::text"))
              FROM plan_state p WHERE p.user_id BETWEEN \(range.lowerBound) AND \(range.upperBound)
-             """ as SQLQuery).binaryResults(), "reading the plan state of \(userIDs.count) users"),
-        ])
-        try partitionGuard?.check(results[0])
-        var settingsRows = try RowsInIDOrder(results[results.count - 2])
-        var stateRows = try RowsInIDOrder(results[results.count - 1])
+             """ as SQLQuery).binaryResults(), statePurpose),
+        ]))
+        if let fence { try fence.partitionGuard.check(results.next(fence.statement.purpose)) }
+        var settingsRows = try RowsInIDOrder(results.next(settingsPurpose))
+        var stateRows = try RowsInIDOrder(results.next(statePurpose))
         // The batch's ids ascend, so one pass over each table's rows pairs them.
         for userID in userIDs {
             users.append(try loadedUser(userID: userID, settings: settingsRows.row(for: userID), settingsRows.columns,

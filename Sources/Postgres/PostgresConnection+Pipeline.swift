@@ -6,6 +6,23 @@ struct PendingStatement {
     var purpose: String
 }
 
+/// The results of `pipelined`, taken in the order the statements were sent, each by what
+/// its statement is for: a result missing (a statement left out of the pipeline) throws,
+/// naming the statement, where an index would trap.
+public struct PipelinedResults {
+    private var remaining: ArraySlice<PostgresResult>
+
+    public init(_ results: [PostgresResult]) { remaining = results[...] }
+
+    /// The next statement's result; `purpose` names that statement.
+    public mutating func next(_ purpose: String) throws -> PostgresResult {
+        guard let result = remaining.popFirst() else {
+            throw PostgresError(code: .unexpectedResult, purpose: purpose, message: "the pipeline returned no result for it")
+        }
+        return result
+    }
+}
+
 extension PostgresConnection {
     /// Runs `statements` in one round trip (one pipeline segment, after any statement the
     /// open transaction deferred, such as its BEGIN) and returns their results in order.

@@ -88,3 +88,13 @@ func validateUserIDs(_ userIDs: [Int64]) throws {
         throw ValidationError("--user \(bad): user ids are positive integers, e.g. --user 42")
     }
 }
+
+/// Writes a page or file a command was asked for (`--out`), whole or not at all.
+func writeOutputFile(_ text: String, to path: String, what: String) throws {
+    do {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    } catch {
+        throw ValidationError("cannot write the \(what) to \(path): \(error.localizedDescription); "
+                              + "check that its folder exists and is writable")
+    }
+}

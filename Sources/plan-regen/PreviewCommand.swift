@@ -14,13 +14,16 @@ struct PreviewCommand: ParsableCommand {
             the users whose plan changes, per field how many change and the distribution of the \
             deltas, the notifications that would go out by type and locale, the rows the new \
             rules would reject, and the 20 largest calorie changes; users on newer rules are \
-            counted apart. --format json keeps it as the sign-off record.
+            counted apart. --format json keeps it as the sign-off record; --out writes the same \
+            as a self-contained page with a chart of the calorie changes, for the people who sign \
+            it off.
 
             Only reads: run it on a hot standby or through a pooler.
 
             Examples:
               plan-regen preview
               plan-regen preview --format json > signoff-2026.2.json
+              plan-regen preview --out preview-2026.2.html
 
             Exit codes: 0 done; 1 fatal error; 64 usage error.
             """)
@@ -39,6 +42,12 @@ struct PreviewCommand: ParsableCommand {
     @Option(help: ArgumentHelp("text (people) or json (the sign-off record).", valueName: "text|json"))
     var format: Format = .text
 
+    @Option(help: ArgumentHelp("Also write the preview as an HTML page to this file.", valueName: "file.html"))
+    var out: String?
+
+    @Option(help: ArgumentHelp("The page's numbers in this locale (BCP 47, e.g. de-DE).", valueName: "locale"))
+    var locale: ReadableFormat = .standard
+
     func run() throws {
         try connection.run("preview") { _ in
             let preview = try RulesPreview.gather(
@@ -47,6 +56,9 @@ struct PreviewCommand: ParsableCommand {
             switch format {
             case .text: print(preview.text(), terminator: "")
             case .json: print(try preview.json())
+            }
+            if let out {
+                try writeOutputFile(preview.html(readable: locale), to: out, what: "preview page")
             }
         }
     }

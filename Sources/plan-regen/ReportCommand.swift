@@ -54,25 +54,16 @@ struct ReportCommand: ParsableCommand {
             if let userID {
                 let range = dates.range(of: userID)
                 var page = UserReportPage(userID: userID, readable: locale)
-                try store.forEachHistoryRecord(in: range) { try page.add($0) }
-                try write(page.html(rangeText: range.datesText), to: out)
+                try store.forEachWrittenPlan(in: range) { page.add($0) }
+                try writeOutputFile(page.html(rangeText: range.datesText), to: out, what: "report")
                 print("Wrote \(out): \(page.planCount) plans of user \(userID)")
             } else if let from = dates.from, let to = dates.to {
                 let page = AllUsersReportPage(figures: try store.planReportFigures(from: from, to: to),
                                               from: from, to: to, readable: locale)
-                try write(page.html(), to: out)
-                try write(page.csv(), to: csvPath)
+                try writeOutputFile(page.html(), to: out, what: "report")
+                try writeOutputFile(page.csv(), to: csvPath, what: "report")
                 print("Wrote \(out) and \(csvPath): every user's plans from \(from) to \(to)")
             }
-        }
-    }
-
-    private func write(_ text: String, to path: String) throws {
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw ValidationError("cannot write the report to \(path): \(error.localizedDescription); "
-                                  + "check that its folder exists and is writable")
         }
     }
 

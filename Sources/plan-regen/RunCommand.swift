@@ -70,7 +70,7 @@ struct RunCommand: ParsableCommand {
     @OptionGroup var destination: NotificationOptions
 
     @Option(help: "Users per transaction.")
-    var batchSize = 2000
+    var batchSize = RunOptions.defaults.batchSize
 
     @Option(help: ArgumentHelp(
         "Batches to process at once, each on its own database connection. "
@@ -83,7 +83,7 @@ struct RunCommand: ParsableCommand {
     var shard: Shard?
 
     @Option(help: "Seconds behind the last run's watermark to look for changed rows.")
-    var changeLookback: Int64 = 3600
+    var changeLookback = RunOptions.defaults.changeLookbackSeconds
 
     @Option(help: ArgumentHelp(
         "Compare every user's row with what the job saw once per this many seconds (the late-row sweep).",
@@ -91,7 +91,7 @@ struct RunCommand: ParsableCommand {
             + "an offline edit synced late) is planned by the first run at least this long plus the time between "
             + "runs after it was committed.",
         valueName: "seconds"))
-    var sweepPeriod: Int64 = LateRowSweep.defaultPeriodSeconds
+    var sweepPeriod = RunOptions.defaults.lateRowSweep.periodSeconds
 
     @ArgumentParser.Flag(help: "Compare every user's row in this run (after an import or a restore of user_settings).")
     var sweepAll = false
@@ -110,12 +110,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp(
         "Seconds after its last progress that a run's claim on its user partitions lapses (a dead run's users are then taken over).",
         valueName: "seconds"))
-    var claimTTL: Int = 120
+    var claimTTL = Int(RunOptions.defaults.claimTTL.components.seconds)
 
     @Option(help: ArgumentHelp(
         "Exit 4 when another run has held some of the user partitions for longer than this many seconds.",
         valueName: "seconds"))
-    var overlapLimit: Int = 3600
+    var overlapLimit = Int(RunOptions.defaults.overlapLimit.components.seconds)
 
     @Option(help: ArgumentHelp(
         "Write Prometheus metrics of this run here, atomically (node_exporter textfile collector; name it *.prom).",
@@ -182,17 +182,17 @@ struct RunCommand: ParsableCommand {
                                   warn: { logger.warning("\($0)") }),
                 zones: zones,
                 logger: logger, notifications: sink, report: .standardOutput(), webhook: webhook)
-            summary = try runner.run(RunOptions(
-                asOf: runAsOf,
-                manualUsers: users, dryRun: dryRun, batchSize: batchSize,
-                workers: workers ?? WorkerThreads.defaultCount, shard: shard,
-                changeLookbackSeconds: changeLookback,
-                lateRowSweep: LateRowSweep(periodSeconds: sweepPeriod, wholeSweep: sweepAll),
-                rulesAtOnce: rulesAtOnce, rulesRollback: rulesRollback,
-                binaryVersion: binaryVersion,
-                claimTTL: .seconds(claimTTL), overlapLimit: .seconds(overlapLimit),
-                asOfLeadLimit: allowFuture ? nil : .seconds(300),
-                stopRequested: { stop.isRequested }, progress: progressLine.report))
+            var options = RunOptions(asOf: runAsOf)
+            (options.manualUsers, options.dryRun, options.batchSize) = (users, dryRun, batchSize)
+            (options.workers, options.shard) = (workers ?? WorkerThreads.defaultCount, shard)
+            options.changeLookbackSeconds = changeLookback
+            options.lateRowSweep = LateRowSweep(periodSeconds: sweepPeriod, wholeSweep: sweepAll)
+            (options.rulesAtOnce, options.rulesRollback) = (rulesAtOnce, rulesRollback)
+            options.binaryVersion = binaryVersion
+            (options.claimTTL, options.overlapLimit) = (.seconds(claimTTL), .seconds(overlapLimit))
+            options.asOfLeadLimit = allowFuture ? nil : .seconds(300)
+            (options.stopRequested, options.progress) = ({ stop.isRequested }, progressLine.report)
+            summary = try runner.run(options)
         } catch {
             progressLine.finish()
             _ = reportMetrics(.failed, asOf: runAsOf, zones: loadedZones, logger: logger)

@@ -1,5 +1,6 @@
 import DemoData
 import Foundation
+import LineOutput
 import Logging
 import NightlyRun
 import PlanRules

@@ -1,4 +1,5 @@
 import Foundation
+import LineOutput
 import Logging
 @testable import NightlyRun
 import PlanRules
@@ -22,9 +23,9 @@ import Testing
             stores: RunStores(main: { _ in store }, worker: { store }), zones: try ZoneDatabase.loadSystem(),
             logger: Logger(label: "pipeline-tests") { _ in SwiftLogNoOpLogHandler() },
             notifications: try NotificationSink.appending(toFile: lines), report: try LineWriter.appending(toFile: "/dev/null"))
-        #expect(throws: StoreError.self) {
-            try runner.run(RunOptions(asOf: Self.asOf, batchSize: 2, workers: 1))
-        }
+        var options = RunOptions(asOf: Self.asOf)
+        options.batchSize = 2
+        #expect(throws: StoreError.self) { try runner.run(options) }
         let recorded = store.state.withLock { $0 }
         #expect(recorded.writtenBatches == 2)
         #expect(recorded.emittedBatches == 2)
@@ -109,4 +110,13 @@ final class InMemoryRunStore: RunStore, @unchecked Sendable {
     func pendingNotifications(partitions: [Int], limit: Int) throws -> [PendingNotification] { [] }
     func markEmitted(batch: Int64) throws { state.withLock { $0.emittedBatches += 1 } }
     func markEmitted(_ notificationIDs: [String], runID: Int64) throws {}
+}
+
+/// `--shard i/n`: at most one shard per user partition.
+@Suite struct ShardTests {
+    @Test func aShardCountAboveThePartitionCountIsRefused() {
+        #expect(Shard("\(UserPartitions.count - 1)/\(UserPartitions.count)")?.count == UserPartitions.count)
+        #expect(Shard("0/\(UserPartitions.count + 1)") == nil)
+        #expect(Shard("2/2") == nil && Shard("0/0") == nil)
+    }
 }

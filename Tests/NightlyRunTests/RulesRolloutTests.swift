@@ -55,7 +55,22 @@ import Testing
         try RunDriver.withFresh { driver in
             let users = try Self.usersWithOlderPlans(driver)
             let rolloutStart = try #require(Instant(rfc3339: "2026-03-07T13:00:00Z"))
-            let runs = try Self.runEvery15Minutes(driver, from: rolloutStart, hours: 26)
+            // After each run, the users still waiting (status's count: the current plan's
+            // version older) are those whose rollout midnight is still ahead.
+            let midnights = try users.map { user in
+                var date = try LocalTime.date(at: Self.created, in: user.zone).adding(days: 1)
+                while try LocalTime.midnight(of: date, in: user.zone) < rolloutStart { date = date.adding(days: 1) }
+                return try LocalTime.midnight(of: date, in: user.zone)
+            }
+            let store = PlanStore(connection: driver.connection)
+            var waitingSeen: Set<Int> = []
+            let runs = try Self.runEvery15Minutes(driver, from: rolloutStart, hours: 26) { asOf, _ in
+                let waiting = try store.usersPerCurrentPlanRulesVersion()
+                    .filter { RulesVersionStanding(of: $0.key) == .older }.values.reduce(0, +)
+                #expect(waiting == midnights.filter { $0 > asOf }.count, "waiting after the run at \(asOf.rfc3339)")
+                waitingSeen.insert(waiting)
+            }
+            #expect(waitingSeen.contains(0) && waitingSeen.count > 10, "\(waitingSeen.sorted())")
             let recorded = try driver.connection.query(
                 "SELECT rules_version, (extract(epoch FROM started_at) * 1000000)::int8 AS started FROM plan_rules_rollouts",
                 purpose: "test: reading the rollouts").map { (try $0.string("rules_version"), try $0.int64("started")) }
@@ -179,6 +194,7 @@ enum DemoDataAging {
         try driver.connection.execute(
             """
             UPDATE plan_state SET rules_version = \(bind: version),
+                   plan_rules_version = CASE WHEN plan_date IS NULL THEN NULL ELSE \(bind: version) END,
                    judged_rules_version = CASE WHEN judged_rules_version IS NULL THEN NULL ELSE \(bind: version) END
             """, purpose: "test: aging the states")
     }

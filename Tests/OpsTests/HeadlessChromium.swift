@@ -40,6 +40,17 @@ struct HeadlessChromium {
         return Opened(dom: result.stdout, consoleErrors: errors)
     }
 
+    /// Opens a page plan-regen wrote: it must be self-contained (no script, stylesheet link
+    /// or remote address) and load without a console error.
+    func openReportPage(_ file: String, folder: String) throws -> Opened {
+        let html = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(!html.contains("<script") && !html.contains("http://") && !html.contains("https://")
+                && !html.contains("<link"), "\(file) must be self-contained")
+        let opened = try open(file, folder: folder)
+        #expect(opened.consoleErrors.isEmpty, "\(opened.consoleErrors)")
+        return opened
+    }
+
     /// Saves a PNG of `file` at a window of `width` × `height` pixels.
     func screenshot(_ file: String, to png: String, width: Int, height: Int, folder: String) throws {
         let result = try run(["--screenshot=" + png, "--window-size=\(width),\(height)", "--hide-scrollbars",

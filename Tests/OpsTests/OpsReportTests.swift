@@ -1,4 +1,5 @@
 import Foundation
+import PlanStore
 import Postgres
 import Testing
 
@@ -43,12 +44,7 @@ import Testing
             let made = try PlanRegenProcess.run(["report", "--user", "\(user)", "--out", page],
                                                 databaseURL: url, folder: folder)
             #expect(made.exitCode == 0, "\(made.stderr)")
-            let html = try String(contentsOfFile: page, encoding: .utf8)
-            #expect(!html.contains("<script") && !html.contains("http://") && !html.contains("https://")
-                    && !html.contains("<link"), "the page must be self-contained")
-
-            let opened = try chromium.open(page, folder: folder)
-            #expect(opened.consoleErrors.isEmpty, "\(opened.consoleErrors)")
+            let opened = try chromium.openReportPage(page, folder: folder)
             #expect(occurrences(of: "<svg", in: opened.dom) == 1)
             #expect(occurrences(of: "class=\"marker\"", in: opened.dom) == plans)
             #expect(occurrences(of: "class=\"phase-band ", in: opened.dom) == bands)
@@ -102,10 +98,7 @@ import Testing
             #expect(sum("plans_by_reason", key: "created") == (try connection.count(
                 "SELECT count(*) FROM plan_history WHERE 'created' = ANY(reasons) AND \(sql: inRange)")))
             let switches = try connection.count(
-                """
-                SELECT count(*) FROM plan_history h, jsonb_array_elements(h.diff) d
-                WHERE d->>'path' = 'phase.phase' AND \(sql: inRange)
-                """)
+                "SELECT count(*) FROM notification_outbox WHERE notification_id LIKE '%:phase_switch:%'")
             #expect(switches > 0 && sum("phase_switches") == switches)
             #expect(sum("rejections_by_field") == (try connection.count("SELECT count(*) FROM plan_rejections"))
                     && sum("rejections_by_field") > 0)
@@ -117,12 +110,112 @@ import Testing
                 WHERE d->>'path' = 'targets.calories' AND \(sql: inRange)
                 """)))
 
-            let opened = try chromium.open(page, folder: folder)
-            #expect(opened.consoleErrors.isEmpty, "\(opened.consoleErrors)")
+            let opened = try chromium.openReportPage(page, folder: folder)
             #expect(occurrences(of: "<svg", in: opened.dom) == 3, "plans, switches, calorie changes")
             let calorieBuckets = csv.filter { $0.hasPrefix("calorie_change,") }.count
             #expect(occurrences(of: "class=\"bar\"", in: opened.dom) == 61 + 61 + calorieBuckets,
                     "one bar per day of March and April in two charts, one per calorie bucket")
+        }
+    }
+
+    /// The report's phase switches are section 7's: as many as the `phase_switch`
+    /// notifications of the same plan dates (before `prune`), by the phase switched to; a
+    /// goal change from or to lose_weight (phase none ↔ deficit) changes `phase.phase` but
+    /// switches nothing. The notifications per type are those the runs made.
+    @Test func thePhaseSwitchesAreThePhaseSwitchNotificationsAndAGoalChangeIsNone() throws {
+        try withFourRuns { url, connection, folder in
+            // Between the fourth run and the next: some dieters stop (deficit or maintenance
+            // → none), some others start (none → deficit).
+            let stopped = try connection.count(
+                """
+                WITH changed AS (
+                    UPDATE user_settings SET primary_goal = 'maintain_weight', updated_at = '2026-04-19T08:00:00Z'
+                    WHERE primary_goal = 'lose_weight' AND user_id % 3 = 0 RETURNING 1)
+                SELECT count(*) FROM changed
+                """)
+            let started = try connection.count(
+                """
+                WITH changed AS (
+                    UPDATE user_settings SET primary_goal = 'lose_weight', target_weight_kg = NULL, target_date = NULL,
+                                             updated_at = '2026-04-19T08:00:00Z'
+                    WHERE primary_goal IN ('maintain_weight', 'improve_health') AND user_id % 3 = 1 RETURNING 1)
+                SELECT count(*) FROM changed
+                """)
+            #expect(stopped > 0 && started > 0, "the demo data should have dieters and others: \(stopped), \(started)")
+            let run = try PlanRegenProcess.run(["run", "--as-of", "2026-04-20T12:00:00Z", "--allow-future",
+                                                "--notifications", folder + "/n.jsonl"], databaseURL: url, folder: folder)
+            #expect(run.exitCode == 0, "\(run.stderr)")
+            let page = folder + "/all.html"
+            let made = try PlanRegenProcess.run(["report", "--from", "2026-03-01", "--to", "2026-04-30", "--out", page],
+                                                databaseURL: url, folder: folder)
+            #expect(made.exitCode == 0, "\(made.stderr)")
+            let rows = lines(try String(contentsOfFile: folder + "/all.csv", encoding: .utf8)).dropFirst()
+                .map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            func sum(_ section: String, key: String? = nil) -> Int {
+                rows.filter { $0[0] == section && (key == nil || $0[2] == key) }.reduce(0) { $0 + Int($1[3])! }
+            }
+            func notifications(_ type: String) throws -> Int {
+                try connection.count(
+                    """
+                    SELECT count(*) FROM notification_outbox
+                    WHERE split_part(notification_id, ':', 3) = \(bind: type)
+                      AND split_part(notification_id, ':', 2) BETWEEN '2026-03-01' AND '2026-04-30'
+                    """)
+            }
+            let phaseChanges = try connection.count(
+                """
+                SELECT count(*) FROM plan_history, jsonb_array_elements(diff) d
+                WHERE d->>'path' = 'phase.phase' AND plan_date BETWEEN '2026-03-01' AND '2026-04-30'
+                """)
+            #expect(sum("phase_switches") == (try notifications("phase_switch")) && sum("phase_switches") > 0)
+            #expect(phaseChanges > sum("phase_switches"), "the goal changes changed phase.phase without switching")
+            #expect(Set(rows.filter { $0[0] == "phase_switches" }.map { $0[2] }) == ["deficit", "maintenance"])
+            for type in ["plan_created", "phase_switch", "targets_updated"] {
+                #expect(sum("notifications_by_type", key: type) == (try notifications(type)), "\(type)")
+            }
+
+            // Rows written before sql/0018 get from its UPDATE the decisions the runs recorded.
+            let migration = try #require(Migration.planRegen.first { $0.name == "0018_plan_history_decisions" })
+            let backfill = try #require(migration.sql.range(of: "UPDATE plan_history SET"))
+            let decisions = {
+                try connection.query("SELECT id, phase_switch, notification_type FROM plan_history ORDER BY id",
+                                     purpose: "test: the recorded decisions").map { row in
+                    "\(try row.int64("id")) \(try row.optionalString("phase_switch") ?? "-") "
+                        + (try row.optionalString("notification_type") ?? "-")
+                }
+            }
+            let recorded = try decisions()
+            #expect(recorded.contains { $0.hasSuffix(" phase_switch") } && recorded.contains { $0.hasSuffix(" targets_updated") })
+            _ = try connection.execute("UPDATE plan_history SET phase_switch = NULL, notification_type = NULL",
+                                       purpose: "test: rows as sql/0018 finds them")
+            try connection.executeScript(String(migration.sql[backfill.lowerBound...]), purpose: "test: sql/0018's backfill")
+            #expect(try decisions() == recorded)
+        }
+    }
+
+    /// The summary above the chart names the projected date, or says there is none (a
+    /// maintain_weight user has no projection).
+    @Test func theUserPageSaysWhenThereIsNoProjectedDate() throws {
+        try withDemoDatabase(users: 60) { database, connection in
+            try withTemporaryDirectory { folder in
+                try runToCompletion(["--as-of", firstRunAt, "--allow-future"], on: database, folder: folder)
+                for projected in [false, true] {
+                    let user = try connection.query(
+                        """
+                        SELECT user_id FROM plan_history
+                        WHERE (snapshot->'projection'->>'projected_date' IS NOT NULL) = \(projected)
+                        ORDER BY user_id LIMIT 1
+                        """, purpose: "test").singleRow().int64("user_id")
+                    let page = folder + "/user-\(user).html"
+                    let made = try PlanRegenProcess.run(["report", "--user", "\(user)", "--out", page],
+                                                        databaseURL: database.conninfo, folder: folder)
+                    #expect(made.exitCode == 0, "\(made.stderr)")
+                    let html = try String(contentsOfFile: page, encoding: .utf8)
+                    #expect(html.contains("; no projected date.</p>") == !projected, "user \(user)")
+                    #expect(html.contains("projected to reach it <span class=\"projected-date\">") == projected)
+                    #expect(!html.contains("projected to reach it <span class=\"projected-date\">none"))
+                }
+            }
         }
     }
 

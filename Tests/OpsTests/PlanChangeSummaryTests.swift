@@ -6,7 +6,7 @@ import Testing
 /// The timeline's wording of a plan change ("Plan recalculated — Target 1,950 → 1,975 cal").
 @Suite struct PlanChangeSummaryTests {
     private func change(_ path: String, _ before: DiffValue, _ after: DiffValue) -> FieldChange {
-        FieldChange(path: path, before: before, after: after)
+        FieldChange(path: PlanField(rawValue: path)!, before: before, after: after)
     }
 
     @Test func theFirstPlanNamesItsTargets() {
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func diffEntriesFromTheRulesAndFromTheDatabaseReadAlike() throws {
-        let computed = FieldChange(path: "targets.calories", before: .number(scaled: 1950, decimals: 0),
+        let computed = FieldChange(path: .calories, before: .number(scaled: 1950, decimals: 0),
                                    after: .number(scaled: 1975, decimals: 0))
         let stored = try FieldChange.diff(json: #"[{"path": "targets.calories", "after": 1975, "delta": 25, "before": 1950}]"#)
         #expect(stored == [computed])

@@ -55,7 +55,7 @@ func diffMatchesTheFixtureByteForByte(example: SpecExample) throws {
     after.projection = .init(weeklyRateThousandthsKg: 0, estimatedWeeks: nil, projectedDate: nil,
                              recommendedTargetDate: before.planDate)
     after.flags = [.macroOverflow]
-    let paths = planDiff(from: before, to: after).map(\.path)
+    let paths = planDiff(from: before, to: after).map(\.path.rawValue)
     #expect(paths.count == 19)  // 7 targets + 3 inputs (age, allergies, settings_updated_at) + 4 phase + 4 projection + flags
     #expect(paths == paths.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
 }
@@ -104,7 +104,7 @@ func eachFieldOfTheChangeRuleIsAChange(path: String) throws {
     default: after.inputs.age += 1
     }
     #expect(planChanged(from: before, to: after))
-    #expect(planDiff(from: before, to: after).map(\.path).contains(path))
+    #expect(planDiff(from: before, to: after).map(\.path.rawValue).contains(path))
 }
 
 /// The diff's paths against an oracle that knows nothing of `Snapshot`'s fields: the
@@ -136,7 +136,7 @@ func eachFieldOfTheChangeRuleIsAChange(path: String) throws {
             let changed = leavesBefore.keys.filter { leavesBefore[$0] != leavesAfter[$0] }.sorted {
                 $0.utf8.lexicographicallyPrecedes($1.utf8)
             }
-            let diffed = planDiff(from: before, to: after).map(\.path)
+            let diffed = planDiff(from: before, to: after).map(\.path.rawValue)
             if diffed != changed { failures.append("\(diffed) != \(changed)") }
             seenChanging.formUnion(changed)
         }

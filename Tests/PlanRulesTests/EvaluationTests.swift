@@ -255,7 +255,7 @@ struct DecisionHarness {
     let evaluation = user.run(at: user.midnight(day: 1), rollout: rollout)
     #expect(evaluation.reasons == [.rulesChanged])
     #expect(evaluation.outcome == .changed)
-    #expect(evaluation.history?.diff.contains(FieldChange(path: "rules_version", before: .string("2025.9"),
+    #expect(evaluation.history?.diff.contains(FieldChange(path: .rulesVersion, before: .string("2025.9"),
                                                         after: .string("2026.1"))) == true)
     #expect(evaluation.notification == nil)   // targets unchanged
 }

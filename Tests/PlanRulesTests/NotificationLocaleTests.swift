@@ -23,7 +23,7 @@ import ZoneFiles
     }
 
     private func copy(_ type: NotificationType, previous: Snapshot?, next: Snapshot, locale: String?,
-                      units: String? = nil) -> NotificationCopy {
+                      units: String? = nil) -> NotificationCopy? {
         NotificationCopy(type: type, entry: HistoryEntry(snapshot: next, previous: previous),
                          presentation: NotificationPresentation(locale: locale, unitSystem: units))
     }
@@ -41,7 +41,7 @@ import ZoneFiles
     func planCreated(locale: String, units: String?, body: String) throws {
         let next = with(try plans().deficit, calories: 1000, protein: 999, water: 10_000)
         let made = copy(.planCreated, previous: nil, next: next, locale: locale, units: units)
-        #expect(made.body == body)
+        #expect(made?.body == body)
     }
 
     @Test(arguments: [
@@ -52,11 +52,11 @@ import ZoneFiles
     ])
     func titles(locale: String, created: String, maintenance: String, deficit: String, updated: String) throws {
         let (low, high) = try plans()
-        #expect(copy(.planCreated, previous: nil, next: low, locale: locale).title == created)
-        #expect(copy(.phaseSwitch, previous: low, next: high, locale: locale).title == maintenance)
-        #expect(copy(.phaseSwitch, previous: high, next: low, locale: locale).title == deficit)
+        #expect(copy(.planCreated, previous: nil, next: low, locale: locale)?.title == created)
+        #expect(copy(.phaseSwitch, previous: low, next: high, locale: locale)?.title == maintenance)
+        #expect(copy(.phaseSwitch, previous: high, next: low, locale: locale)?.title == deficit)
         #expect(copy(.targetsUpdated, previous: low, next: with(low, calories: 1, protein: 1, water: 1),
-                     locale: locale).title == updated)
+                     locale: locale)?.title == updated)
     }
 
     // MARK: phase_switch, both ways and the floor variant
@@ -68,7 +68,7 @@ import ZoneFiles
          "Deine Defizitphase beginnt heute: 9.999 kcal."),
         ("es-ES", "¡Hoy tus calorías suben a 10.000! 🎉", "Hoy empieza tu fase de mantenimiento: 9999 kcal.",
          "Hoy empieza tu fase de déficit: 9999 kcal."),
-        ("fr-FR", "Vos calories passent à 10\u{202F}000 aujourd\u{2019}hui\u{202F}! 🎉",
+        ("fr-FR", "Aujourd\u{2019}hui, vos calories remontent à 10\u{202F}000\u{202F}! 🎉",
          "Votre phase de maintien commence aujourd\u{2019}hui\u{A0}: 9\u{202F}999 kcal.",
          "Votre phase de déficit commence aujourd\u{2019}hui\u{A0}: 9\u{202F}999 kcal."),
     ])
@@ -76,12 +76,12 @@ import ZoneFiles
         let (deficit, maintenance) = try plans()
         let low = with(deficit, calories: 9999, protein: 100, water: 2000)
         #expect(copy(.phaseSwitch, previous: low, next: with(maintenance, calories: 10_000, protein: 100, water: 2000),
-                     locale: locale).body == increasing)
+                     locale: locale)?.body == increasing)
         // The floor kept the deficit calories at maintenance level: nothing increases.
         #expect(copy(.phaseSwitch, previous: low, next: with(maintenance, calories: 9999, protein: 100, water: 2000),
-                     locale: locale).body == atFloor)
+                     locale: locale)?.body == atFloor)
         #expect(copy(.phaseSwitch, previous: with(maintenance, calories: 10_000, protein: 100, water: 2000),
-                     next: low, locale: locale).body == toDeficit)
+                     next: low, locale: locale)?.body == toDeficit)
     }
 
     // MARK: targets_updated, each combination of changed fields
@@ -103,47 +103,47 @@ import ZoneFiles
         ("de-DE", "CW", "Deine neuen Ziele ab heute: Kalorien 1.850 → 1.700 (−150), Wasser 2.870 ml → 2.832 ml (−38 ml)."),
         ("de-DE", "PW", "Deine neuen Ziele ab heute: Eiweiß 140 g → 135 g (−5 g), Wasser 2.870 ml → 2.832 ml (−38 ml)."),
         ("de-DE", "CPW", "Deine neuen Ziele ab heute: Kalorien 1.850 → 1.700 (−150), Eiweiß 140 g → 135 g (−5 g), Wasser 2.870 ml → 2.832 ml (−38 ml)."),
-        ("es-ES", "C", "Tus nuevos objetivos empiezan hoy: Calorías 1850 → 1700 (−150)."),
-        ("es-ES", "P", "Tus nuevos objetivos empiezan hoy: Proteína 140 g → 135 g (−5 g)."),
-        ("es-ES", "W", "Tus nuevos objetivos empiezan hoy: Agua 2870 ml → 2832 ml (−38 ml)."),
-        ("es-ES", "CP", "Tus nuevos objetivos empiezan hoy: Calorías 1850 → 1700 (−150), Proteína 140 g → 135 g (−5 g)."),
-        ("es-ES", "CW", "Tus nuevos objetivos empiezan hoy: Calorías 1850 → 1700 (−150), Agua 2870 ml → 2832 ml (−38 ml)."),
-        ("es-ES", "PW", "Tus nuevos objetivos empiezan hoy: Proteína 140 g → 135 g (−5 g), Agua 2870 ml → 2832 ml (−38 ml)."),
-        ("es-ES", "CPW", "Tus nuevos objetivos empiezan hoy: Calorías 1850 → 1700 (−150), Proteína 140 g → 135 g (−5 g), Agua 2870 ml → 2832 ml (−38 ml)."),
-        ("fr-FR", "C", "Vos nouveaux objectifs commencent aujourd\u{2019}hui\u{A0}: Calories 1\u{202F}850 → 1\u{202F}700 (−150)."),
-        ("fr-FR", "P", "Vos nouveaux objectifs commencent aujourd\u{2019}hui\u{A0}: Protéines 140 g → 135 g (−5 g)."),
-        ("fr-FR", "W", "Vos nouveaux objectifs commencent aujourd\u{2019}hui\u{A0}: Eau 2\u{202F}870 ml → 2\u{202F}832 ml (−38 ml)."),
-        ("fr-FR", "CP", "Vos nouveaux objectifs commencent aujourd\u{2019}hui\u{A0}: Calories 1\u{202F}850 → 1\u{202F}700 (−150), Protéines 140 g → 135 g (−5 g)."),
-        ("fr-FR", "CW", "Vos nouveaux objectifs commencent aujourd\u{2019}hui\u{A0}: Calories 1\u{202F}850 → 1\u{202F}700 (−150), Eau 2\u{202F}870 ml → 2\u{202F}832 ml (−38 ml)."),
-        ("fr-FR", "PW", "Vos nouveaux objectifs commencent aujourd\u{2019}hui\u{A0}: Protéines 140 g → 135 g (−5 g), Eau 2\u{202F}870 ml → 2\u{202F}832 ml (−38 ml)."),
-        ("fr-FR", "CPW", "Vos nouveaux objectifs commencent aujourd\u{2019}hui\u{A0}: Calories 1\u{202F}850 → 1\u{202F}700 (−150), Protéines 140 g → 135 g (−5 g), Eau 2\u{202F}870 ml → 2\u{202F}832 ml (−38 ml)."),
+        ("es-ES", "C", "Tus nuevos objetivos empiezan hoy: calorías 1850 → 1700 (−150)."),
+        ("es-ES", "P", "Tus nuevos objetivos empiezan hoy: proteína 140 g → 135 g (−5 g)."),
+        ("es-ES", "W", "Tus nuevos objetivos empiezan hoy: agua 2870 ml → 2832 ml (−38 ml)."),
+        ("es-ES", "CP", "Tus nuevos objetivos empiezan hoy: calorías 1850 → 1700 (−150), proteína 140 g → 135 g (−5 g)."),
+        ("es-ES", "CW", "Tus nuevos objetivos empiezan hoy: calorías 1850 → 1700 (−150), agua 2870 ml → 2832 ml (−38 ml)."),
+        ("es-ES", "PW", "Tus nuevos objetivos empiezan hoy: proteína 140 g → 135 g (−5 g), agua 2870 ml → 2832 ml (−38 ml)."),
+        ("es-ES", "CPW", "Tus nuevos objetivos empiezan hoy: calorías 1850 → 1700 (−150), proteína 140 g → 135 g (−5 g), agua 2870 ml → 2832 ml (−38 ml)."),
+        ("fr-FR", "C", "Vos nouveaux objectifs s\u{2019}appliquent dès aujourd\u{2019}hui\u{A0}: calories 1\u{202F}850 → 1\u{202F}700 (−150)."),
+        ("fr-FR", "P", "Vos nouveaux objectifs s\u{2019}appliquent dès aujourd\u{2019}hui\u{A0}: protéines 140 g → 135 g (−5 g)."),
+        ("fr-FR", "W", "Vos nouveaux objectifs s\u{2019}appliquent dès aujourd\u{2019}hui\u{A0}: eau 2\u{202F}870 ml → 2\u{202F}832 ml (−38 ml)."),
+        ("fr-FR", "CP", "Vos nouveaux objectifs s\u{2019}appliquent dès aujourd\u{2019}hui\u{A0}: calories 1\u{202F}850 → 1\u{202F}700 (−150), protéines 140 g → 135 g (−5 g)."),
+        ("fr-FR", "CW", "Vos nouveaux objectifs s\u{2019}appliquent dès aujourd\u{2019}hui\u{A0}: calories 1\u{202F}850 → 1\u{202F}700 (−150), eau 2\u{202F}870 ml → 2\u{202F}832 ml (−38 ml)."),
+        ("fr-FR", "PW", "Vos nouveaux objectifs s\u{2019}appliquent dès aujourd\u{2019}hui\u{A0}: protéines 140 g → 135 g (−5 g), eau 2\u{202F}870 ml → 2\u{202F}832 ml (−38 ml)."),
+        ("fr-FR", "CPW", "Vos nouveaux objectifs s\u{2019}appliquent dès aujourd\u{2019}hui\u{A0}: calories 1\u{202F}850 → 1\u{202F}700 (−150), protéines 140 g → 135 g (−5 g), eau 2\u{202F}870 ml → 2\u{202F}832 ml (−38 ml)."),
     ])
     func targetsUpdated(locale: String, changed: String, body: String) throws {
         let base = try plans().deficit
         let before = with(base, calories: 1850, protein: 140, water: 2870)
         let after = with(base, calories: changed.contains("C") ? 1700 : 1850, protein: changed.contains("P") ? 135 : 140,
                          water: changed.contains("W") ? 2832 : 2870)
-        #expect(copy(.targetsUpdated, previous: before, next: after, locale: locale, units: "metric").body == body)
+        #expect(copy(.targetsUpdated, previous: before, next: after, locale: locale, units: "metric")?.body == body)
     }
 
     @Test(arguments: [
         ("en-US", "Your new targets start today: Calories 9,999 → 10,000 (+1), Protein 1,000 g → 999 g (−1 g)."),
         ("de-DE", "Deine neuen Ziele ab heute: Kalorien 9.999 → 10.000 (+1), Eiweiß 1.000 g → 999 g (−1 g)."),
-        ("es-ES", "Tus nuevos objetivos empiezan hoy: Calorías 9999 → 10.000 (+1), Proteína 1000 g → 999 g (−1 g)."),
-        ("fr-FR", "Vos nouveaux objectifs commencent aujourd\u{2019}hui\u{A0}: Calories 9\u{202F}999 → 10\u{202F}000 (+1), Protéines 1\u{202F}000 g → 999 g (−1 g)."),
+        ("es-ES", "Tus nuevos objetivos empiezan hoy: calorías 9999 → 10.000 (+1), proteína 1000 g → 999 g (−1 g)."),
+        ("fr-FR", "Vos nouveaux objectifs s\u{2019}appliquent dès aujourd\u{2019}hui\u{A0}: calories 9\u{202F}999 → 10\u{202F}000 (+1), protéines 1\u{202F}000 g → 999 g (−1 g)."),
     ])
     func groupingEdgesAndSigns(locale: String, body: String) throws {
         let base = try plans().deficit
         #expect(copy(.targetsUpdated, previous: with(base, calories: 9999, protein: 1000, water: 2000),
-                     next: with(base, calories: 10_000, protein: 999, water: 2000), locale: locale).body == body)
+                     next: with(base, calories: 10_000, protein: 999, water: 2000), locale: locale)?.body == body)
     }
 
     @Test(arguments: [("en-US", "(−1,500)"), ("de-DE", "(−1.500)"), ("es-ES", "(−1500)"), ("fr-FR", "(−1\u{202F}500)")])
     func largeNegativeDeltasKeepTheMinusSignAndGroup(locale: String, delta: String) throws {
         let base = try plans().deficit
         let body = copy(.targetsUpdated, previous: with(base, calories: 10_000, protein: 100, water: 2000),
-                        next: with(base, calories: 8500, protein: 100, water: 2000), locale: locale).body
-        #expect(body.hasSuffix(delta + "."), "\(body)")
+                        next: with(base, calories: 8500, protein: 100, water: 2000), locale: locale)?.body
+        #expect(body?.hasSuffix(delta + ".") == true, "\(body ?? "no copy")")
     }
 
     // MARK: imperial water
@@ -157,12 +157,64 @@ import ZoneFiles
     @Test func anImperialChangeShowsTheRoundedValuesAndTheirDifference() throws {
         let base = try plans().deficit
         let body = copy(.targetsUpdated, previous: with(base, calories: 1850, protein: 140, water: 2870),
-                        next: with(base, calories: 1850, protein: 140, water: 2832), locale: "en-US").body
+                        next: with(base, calories: 1850, protein: 140, water: 2832), locale: "en-US")?.body
         // 97.05 → 95.76 fl oz: shown 97 → 96, difference of the rounded values.
         #expect(body == "Your new targets start today: Water 97 fl oz → 96 fl oz (−1 fl oz).")
-        let within = copy(.targetsUpdated, previous: with(base, calories: 1850, protein: 140, water: 2352),
-                          next: with(base, calories: 1850, protein: 140, water: 2366), locale: "en-US").body
-        #expect(within == "Your new targets start today: Water 80 fl oz → 80 fl oz (0 fl oz).")
+        // 79.50 → 79.53 fl oz: 79 → 80 even though the millilitres barely moved.
+        let across = copy(.targetsUpdated, previous: with(base, calories: 1850, protein: 140, water: 2351),
+                          next: with(base, calories: 1850, protein: 140, water: 2352), locale: "en-US")?.body
+        #expect(across == "Your new targets start today: Water 79 fl oz → 80 fl oz (+1 fl oz).")
+    }
+
+    /// Section 7.1: an imperial water change that rounds to the same fluid ounces (2,352 ml
+    /// and 2,366 ml are both 80 fl oz) is left out of the copy, in every language; the
+    /// other changes are still listed and `data` keeps the water change.
+    @Test(arguments: [
+        ("en-US", "Your new targets start today: Calories 1,850 → 1,700 (−150), Protein 140 g → 135 g (−5 g)."),
+        ("de-DE", "Deine neuen Ziele ab heute: Kalorien 1.850 → 1.700 (−150), Eiweiß 140 g → 135 g (−5 g)."),
+        ("es-ES", "Tus nuevos objetivos empiezan hoy: calorías 1850 → 1700 (−150), proteína 140 g → 135 g (−5 g)."),
+        ("fr-FR", "Vos nouveaux objectifs s\u{2019}appliquent dès aujourd\u{2019}hui\u{A0}: calories 1\u{202F}850 → 1\u{202F}700 (−150), protéines 140 g → 135 g (−5 g)."),
+    ])
+    func anImperialWaterChangeOfNoFluidOunceIsLeftOut(locale: String, body: String) throws {
+        let base = try plans().deficit
+        let before = with(base, calories: 1850, protein: 140, water: 2352)
+        let after = with(base, calories: 1700, protein: 135, water: 2366)
+        let imperial = copy(.targetsUpdated, previous: before, next: after, locale: locale, units: "imperial")
+        #expect(imperial?.body == body)
+        #expect(imperial?.body.contains("fl oz") == false)
+        // In millilitres the same change is said.
+        let metric = copy(.targetsUpdated, previous: before, next: after, locale: locale, units: "metric")
+        #expect(metric?.body.hasSuffix(" ml (+14 ml).") == true, "\(metric?.body ?? "no copy")")
+    }
+
+    /// Section 7.1: when that water change is all there is to say, no notification is made,
+    /// whatever the locale, the zone or the plan date; metric users, users without a locale
+    /// and a change of one fluid ounce still get theirs.
+    @Test(arguments: ["Pacific/Kiritimati", "Etc/GMT+12", "America/New_York", "Asia/Kathmandu", "Europe/Berlin",
+                      "Australia/Lord_Howe"])
+    func nothingIsSentWhenNothingIsLeftToSay(zoneName: String) throws {
+        let zone = try #require(try ZoneDatabase.loadSystem().zone(named: zoneName))
+        let base = try plans().deficit
+        func notification(_ water: (Int, Int), _ presentation: NotificationPresentation) -> PlanNotification? {
+            var next = with(base, calories: 1850, protein: 140, water: water.1)
+            next.inputs.timezone = zoneName
+            return planNotification(for: HistoryEntry(snapshot: next, previous: with(base, calories: 1850, protein: 140,
+                                                                                     water: water.0)),
+                                    userID: 7, sequence: 0, createdAt: Instant(secondsSinceEpoch: 1_772_323_200),
+                                    zone: zone, presentation: presentation)
+        }
+        for locale in ["en-US", "de-DE", "es-ES", "fr-FR", "es-US", "fr-CA"] {
+            let imperial = NotificationPresentation(locale: locale, unitSystem: "imperial")
+            #expect(notification((2352, 2366), imperial) == nil, "\(locale) in \(zoneName)")
+            #expect(notification((2366, 2352), imperial) == nil, "\(locale) in \(zoneName), a decrease")
+            let ounce = try #require(notification((2351, 2352), imperial), "\(locale) in \(zoneName)")
+            #expect(ounce.type == .targetsUpdated && ounce.body.contains("fl oz"))
+            #expect(ounce.data == .changes([FieldChange(path: .waterMl, before: .int(2351), after: .int(2352))]))
+            let metric = try #require(notification((2352, 2366), NotificationPresentation(locale: locale, unitSystem: "metric")))
+            #expect(metric.type == .targetsUpdated && metric.body.contains(" ml"))
+        }
+        let unlocalized = try #require(notification((2352, 2366), .unlocalized))
+        #expect(unlocalized.body == "Your new targets start today: Water 2,352 ml → 2,366 ml (+14 ml).")
     }
 
     // MARK: fallbacks, fields, unit systems

@@ -56,7 +56,7 @@ private func example(_ line: Int) throws -> (previous: Snapshot, next: Snapshot)
 
 @Test func aReportedWeightOnlyChangeSendsNothing() throws {
     let (previous, next) = try example(11)  // 82.0 → 82.9 kg reported, basis and targets unchanged
-    #expect(planDiff(from: previous, to: next).contains { $0.path == "inputs.weight_kg_reported" })
+    #expect(planDiff(from: previous, to: next).contains { $0.path == .weightKgReported })
     #expect(planNotification(for: HistoryEntry(snapshot: next, previous: previous), userID: 1, sequence: 0,
                              createdAt: Instant(secondsSinceEpoch: 0), zone: try zone("UTC")) == nil)
 }
@@ -98,7 +98,7 @@ private func example(_ line: Int) throws -> (previous: Snapshot, next: Snapshot)
     #expect(notification.type == .phaseSwitch)
     #expect(notification.title == "Maintenance phase")
     #expect(notification.body == "Your maintenance phase starts today: 1,200 cal.")
-    #expect(notification.data == .changes([FieldChange(path: "phase.phase", before: .string("deficit"),
+    #expect(notification.data == .changes([FieldChange(path: .phase, before: .string("deficit"),
                                                              after: .string("maintenance"))]))
 }
 
@@ -122,8 +122,8 @@ private func example(_ line: Int) throws -> (previous: Snapshot, next: Snapshot)
                                                      createdAt: Instant(secondsSinceEpoch: 0), zone: try zone("UTC")))
     #expect(notification.type == .targetsUpdated)
     #expect(notification.data == .changes([
-        FieldChange(path: "targets.calories", before: .int(2255), after: .int(2755)),
-        FieldChange(path: "phase.phase", before: .string("deficit"), after: .string("none")),
+        FieldChange(path: .calories, before: .int(2255), after: .int(2755)),
+        FieldChange(path: .phase, before: .string("deficit"), after: .string("none")),
     ]))
 }
 

@@ -23,6 +23,12 @@ import Testing
         return (Int64(userID), reasons)
     }
 
+    /// The recorded decisions (sql/0018) vary from row to row too, NULL among them.
+    static func phaseSwitch(_ userID: Int64) -> Phase? { [nil, .maintenance, nil, .deficit][Int(userID % 4)] }
+    static func notificationType(_ userID: Int64) -> NotificationType? {
+        [nil, .planCreated, .phaseSwitch, .targetsUpdated, .phaseSwitch][Int(userID % 5)]
+    }
+
     @Test(arguments: [100, 5])
     func eachRowKeepsItsOwnReasonsAndJSON(users: Int) throws {
         try TestDatabase.withFresh { database in
@@ -43,7 +49,8 @@ import Testing
                 let diff = batch.appendJSON { $0 += Array("[\(user.userID)]".utf8) }
                 batch.history.append(HistoryWrite(
                     userID: user.userID, planDate: planDate, seq: 0, reasons: user.reasons, snapshotJSON: snapshot,
-                    previousJSON: Array(#"{"p":\#(user.userID)}"#.utf8), diffJSON: diff, rulesVersion: "2026.1"))
+                    previousJSON: Array(#"{"p":\#(user.userID)}"#.utf8), diffJSON: diff, rulesVersion: "2026.1",
+                    phaseSwitch: Self.phaseSwitch(user.userID), notificationType: Self.notificationType(user.userID)))
                 batch.appendNotification(id: "n\(user.userID)", userID: user.userID, createdAt: createdAt) {
                     $0 += Array(#"{"id":"n\#(user.userID)"}"#.utf8)
                 }
@@ -53,16 +60,19 @@ import Testing
             }
             let stored = try connection.query(
                 """
-                SELECT user_id, array_to_string(reasons, ' ') AS reasons, snapshot::text, previous::text, diff::text
+                SELECT user_id, array_to_string(reasons, ' ') AS reasons, snapshot::text, previous::text, diff::text,
+                       coalesce(phase_switch, '-') AS phase_switch, coalesce(notification_type, '-') AS notification_type
                 FROM plan_history ORDER BY user_id
                 """, purpose: "test: reading plan_history rows"
             ).map { row in
                 "\(try row.int64("user_id")) \(try row.string("reasons")) \(try row.string("snapshot")) "
-                    + "\(try row.string("previous")) \(try row.string("diff"))"
+                    + "\(try row.string("previous")) \(try row.string("diff")) "
+                    + "\(try row.string("phase_switch")) \(try row.string("notification_type"))"
             }
             #expect(stored == Self.reasonsByUser.prefix(users).map { user in
                 "\(user.userID) \(user.reasons.map(\.rawValue).joined(separator: " ")) {\"u\": \(user.userID)} "
-                    + "{\"p\": \(user.userID)} [\(user.userID)]"
+                    + "{\"p\": \(user.userID)} [\(user.userID)] \(Self.phaseSwitch(user.userID)?.rawValue ?? "-") "
+                    + (Self.notificationType(user.userID)?.rawValue ?? "-")
             })
             let lines = try connection.query(
                 "SELECT notification_id, payload FROM notification_outbox ORDER BY user_id",

@@ -5,6 +5,21 @@ import Testing
 /// Statements sent together: a transaction's BEGIN with its first statement, several
 /// statements in one round trip (`pipelined`).
 @Suite struct PipelineTests {
+    /// Results are read by what their statements are for: each in turn, and one more than
+    /// the pipeline returned throws, naming it, where an index would trap.
+    @Test func pipelinedResultsAreReadInOrderAndAMissingOneThrowsNamingIt() throws {
+        try TestDatabase.withFresh { database in
+            let connection = try database.connect()
+            var results = PipelinedResults(try connection.pipelined([
+                ("SELECT 1 AS first", "the first"), ("SELECT 2 AS second", "the second"),
+            ]))
+            #expect(try results.next("the first").singleRow().int("first") == 1)
+            #expect(try results.next("the second").singleRow().int("second") == 2)
+            let missing = #expect(throws: PostgresError.self) { try results.next("a third") }
+            #expect(missing?.purpose == "a third" && missing?.code == .unexpectedResult)
+        }
+    }
+
     /// A transaction's BEGIN and settings travel with its first statement, and one that
     /// sends nothing costs nothing: round trips are what a remote database charges for.
     @Test func aTransactionCostsOneRoundTripPerStatementPlusItsCommit() throws {

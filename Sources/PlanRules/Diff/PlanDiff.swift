@@ -5,43 +5,43 @@
 public func planDiff(from previous: Snapshot?, to next: Snapshot) -> [FieldChange] {
     guard let previous else { return [] }
     var diff = LeafComparison(before: previous, after: next)
-    diff.compare("flags", { $0.flags }) { .strings($0.map(\.rawValue)) }
-    diff.compare("rules_version", { $0.rulesVersion }, DiffValue.string)
-    diff.compare("inputs.date_of_birth", { $0.inputs.dateOfBirth }, DiffValue.date)
-    diff.compare("inputs.age", { $0.inputs.age }, DiffValue.int)
-    diff.compare("inputs.gender", { $0.inputs.gender }) { .string($0.rawValue) }
-    diff.compare("inputs.height_cm", { $0.inputs.heightTenthsCm }, DiffValue.tenths)
-    diff.compare("inputs.weight_kg_reported", { $0.inputs.weightReportedTenthsKg }, DiffValue.tenths)
-    diff.compare("inputs.weight_kg_basis", { $0.inputs.weightBasisTenthsKg }, DiffValue.tenths)
-    diff.compare("inputs.primary_goal", { $0.inputs.primaryGoal }) { .string($0.rawValue) }
-    diff.compare("inputs.activity_level", { $0.inputs.activityLevel }) { .string($0.rawValue) }
-    diff.compare("inputs.target_weight_kg", { $0.inputs.targetWeightTenthsKg }) { .optional($0, DiffValue.tenths) }
-    diff.compare("inputs.target_date", { $0.inputs.targetDate }) { .optional($0, DiffValue.date) }
-    diff.compare("inputs.dietary_preferences", { $0.inputs.dietaryPreferences }, DiffValue.strings)
-    diff.compare("inputs.allergies", { $0.inputs.allergies }, DiffValue.strings)
-    diff.compare("inputs.meals_per_day", { $0.inputs.mealsPerDay }, DiffValue.int)
-    diff.compare("inputs.timezone", { $0.inputs.timezone }, DiffValue.string)
-    diff.compare("inputs.settings_updated_at", { $0.inputs.settingsUpdatedAt }) { .optional($0, DiffValue.instant) }
-    diff.compare("targets.bmr", { $0.targets.bmr }, DiffValue.int)
-    diff.compare("targets.tdee", { $0.targets.tdee }, DiffValue.int)
-    diff.compare("targets.calories", { $0.targets.calories }, DiffValue.int)
-    diff.compare("targets.protein_g", { $0.targets.proteinG }, DiffValue.int)
-    diff.compare("targets.fat_g", { $0.targets.fatG }, DiffValue.int)
-    diff.compare("targets.carbs_g", { $0.targets.carbsG }, DiffValue.int)
-    diff.compare("targets.water_ml", { $0.targets.waterMl }, DiffValue.int)
-    diff.compare("phase.phase", { $0.phase.phase }) { .string($0.rawValue) }
-    diff.compare("phase.cycle_start_date", { $0.phase.cycleStartDate }) { .optional($0, DiffValue.date) }
-    diff.compare("phase.phase_day", { $0.phase.phaseDay }) { .optional($0, DiffValue.int) }
-    diff.compare("phase.next_phase_switch_date", { $0.phase.nextPhaseSwitchDate }) { .optional($0, DiffValue.date) }
-    diff.compare("projection.weekly_rate_kg", { $0.projection.weeklyRateThousandthsKg }) {
+    diff.compare(.flags, { $0.flags }) { .strings($0.map(\.rawValue)) }
+    diff.compare(.rulesVersion, { $0.rulesVersion }, DiffValue.string)
+    diff.compare(.dateOfBirth, { $0.inputs.dateOfBirth }, DiffValue.date)
+    diff.compare(.age, { $0.inputs.age }, DiffValue.int)
+    diff.compare(.gender, { $0.inputs.gender }) { .string($0.rawValue) }
+    diff.compare(.heightCm, { $0.inputs.heightTenthsCm }, DiffValue.tenths)
+    diff.compare(.weightKgReported, { $0.inputs.weightReportedTenthsKg }, DiffValue.tenths)
+    diff.compare(.weightKgBasis, { $0.inputs.weightBasisTenthsKg }, DiffValue.tenths)
+    diff.compare(.primaryGoal, { $0.inputs.primaryGoal }) { .string($0.rawValue) }
+    diff.compare(.activityLevel, { $0.inputs.activityLevel }) { .string($0.rawValue) }
+    diff.compare(.targetWeightKg, { $0.inputs.targetWeightTenthsKg }) { .optional($0, DiffValue.tenths) }
+    diff.compare(.targetDate, { $0.inputs.targetDate }) { .optional($0, DiffValue.date) }
+    diff.compare(.dietaryPreferences, { $0.inputs.dietaryPreferences }, DiffValue.strings)
+    diff.compare(.allergies, { $0.inputs.allergies }, DiffValue.strings)
+    diff.compare(.mealsPerDay, { $0.inputs.mealsPerDay }, DiffValue.int)
+    diff.compare(.timezone, { $0.inputs.timezone }, DiffValue.string)
+    diff.compare(.settingsUpdatedAt, { $0.inputs.settingsUpdatedAt }) { .optional($0, DiffValue.instant) }
+    diff.compare(.bmr, { $0.targets.bmr }, DiffValue.int)
+    diff.compare(.tdee, { $0.targets.tdee }, DiffValue.int)
+    diff.compare(.calories, { $0.targets.calories }, DiffValue.int)
+    diff.compare(.proteinG, { $0.targets.proteinG }, DiffValue.int)
+    diff.compare(.fatG, { $0.targets.fatG }, DiffValue.int)
+    diff.compare(.carbsG, { $0.targets.carbsG }, DiffValue.int)
+    diff.compare(.waterMl, { $0.targets.waterMl }, DiffValue.int)
+    diff.compare(.phase, { $0.phase.phase }) { .string($0.rawValue) }
+    diff.compare(.cycleStartDate, { $0.phase.cycleStartDate }) { .optional($0, DiffValue.date) }
+    diff.compare(.phaseDay, { $0.phase.phaseDay }) { .optional($0, DiffValue.int) }
+    diff.compare(.nextPhaseSwitchDate, { $0.phase.nextPhaseSwitchDate }) { .optional($0, DiffValue.date) }
+    diff.compare(.weeklyRateKg, { $0.projection.weeklyRateThousandthsKg }) {
         .number(scaled: $0, decimals: 3)
     }
-    diff.compare("projection.estimated_weeks", { $0.projection.estimatedWeeks }) { .optional($0, DiffValue.int) }
-    diff.compare("projection.projected_date", { $0.projection.projectedDate }) { .optional($0, DiffValue.date) }
-    diff.compare("projection.recommended_target_date", { $0.projection.recommendedTargetDate }) {
+    diff.compare(.estimatedWeeks, { $0.projection.estimatedWeeks }) { .optional($0, DiffValue.int) }
+    diff.compare(.projectedDate, { $0.projection.projectedDate }) { .optional($0, DiffValue.date) }
+    diff.compare(.recommendedTargetDate, { $0.projection.recommendedTargetDate }) {
         .optional($0, DiffValue.date)
     }
-    diff.changes.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+    diff.changes.sort { $0.path.rawValue.utf8.lexicographicallyPrecedes($1.path.rawValue.utf8) }
     return diff.changes
 }
 
@@ -57,7 +57,7 @@ private struct LeafComparison {
     /// the same kind of value at the same precision on both sides (a snapshot holds
     /// tenths of a kg as integers, for one), so the field's own equality is that
     /// comparison; `DiffValue.hasSameValue` does it for values of any precision.
-    mutating func compare<Leaf: Equatable>(_ path: String, _ leaf: (Snapshot) -> Leaf, _ value: (Leaf) -> DiffValue) {
+    mutating func compare<Leaf: Equatable>(_ path: PlanField, _ leaf: (Snapshot) -> Leaf, _ value: (Leaf) -> DiffValue) {
         let (old, new) = (leaf(before), leaf(after))
         guard old != new else { return }
         changes.append(FieldChange(path: path, before: value(old), after: value(new)))

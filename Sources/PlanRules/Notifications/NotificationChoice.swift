@@ -6,7 +6,9 @@
 ///    (`FieldChange.phaseSwitch`);
 /// 3. `targets_updated` — calories, protein_g or water_ml differ.
 ///
-/// Nothing for a reported-weight-only or preferences-only change (targets unchanged).
+/// Nothing for a reported-weight-only or preferences-only change (targets unchanged), nor
+/// when section 7.1 leaves the copy nothing to say (an imperial water change that rounds to
+/// the same fluid ounces, and no other target changed).
 ///
 /// - Parameters:
 ///   - sequence: n of the id, the number of earlier history rows of the user with the
@@ -22,9 +24,9 @@ public func planNotification(for entry: HistoryEntry, userID: Int64, sequence: I
     let data: NotificationData
     if entry.previous != nil {
         let changes = notifiedPaths.compactMap { path in entry.diff.first { $0.path == path } }
-        if changes.contains(where: { $0.phaseSwitch != nil }) {
+        if entry.phaseSwitch != nil {
             type = .phaseSwitch
-        } else if changes.contains(where: { $0.path != "phase.phase" }) {
+        } else if changes.contains(where: { $0.path != .phase }) {
             type = .targetsUpdated
         } else {
             return nil
@@ -35,7 +37,7 @@ public func planNotification(for entry: HistoryEntry, userID: Int64, sequence: I
         data = .planCreated(calories: next.targets.calories, proteinG: next.targets.proteinG,
                             waterMl: next.targets.waterMl)
     }
-    let copy = NotificationCopy(type: type, entry: entry, presentation: presentation)
+    guard let copy = NotificationCopy(type: type, entry: entry, presentation: presentation) else { return nil }
     let eightAM = zone.localWallTime(next.planDate, secondsIntoDay: 8 * 3600)
     return PlanNotification(
         id: notificationID(userID: userID, planDate: next.planDate, type: type, sequence: sequence),
@@ -78,4 +80,4 @@ extension UnsafeMutableBufferPointer<UInt8> {
 }
 
 /// The fields a notification's `data` lists when they changed, in its order.
-private let notifiedPaths = ["targets.calories", "targets.protein_g", "targets.water_ml", "phase.phase"]
+private let notifiedPaths: [PlanField] = [.calories, .proteinG, .waterMl, .phase]

@@ -6,7 +6,9 @@ struct NotificationCopy {
     let title: String
     let body: String
 
-    init(type: NotificationType, entry: HistoryEntry, presentation: NotificationPresentation = .unlocalized) {
+    /// Nil when a `targets_updated` copy has nothing left to say (section 7.1: every
+    /// changed target is an imperial water change that rounds to the same fluid ounces).
+    init?(type: NotificationType, entry: HistoryEntry, presentation: NotificationPresentation = .unlocalized) {
         let copy = LocalizedCopy(presentation)
         let after = entry.snapshot.targets
         func calories(_ name: CopyPlaceholder, _ bytes: inout [UInt8]) -> Bool {
@@ -36,28 +38,32 @@ struct NotificationCopy {
             title = copy.text(.toDeficitTitle)
             body = copy.text(.toDeficitBody, calories)
         case .targetsUpdated:
+            // The diff's target changes, in its order (calories, protein, water), less those
+            // the user's units show as no change.
+            let said = entry.diff.compactMap { change -> (CopyKey, before: Int, after: Int)? in
+                guard let key = Self.changeCopy(change.path), case .number(let before, 0) = change.before,
+                      case .number(let after, 0) = change.after, copy.showsChange(key, before: before, after: after)
+                else { return nil }
+                return (key, before, after)
+            }
+            guard !said.isEmpty else { return nil }
             title = copy.text(.targetsUpdatedTitle)
             body = copy.text(.targetsUpdatedBody) { name, bytes in
                 guard name == .changes else { return false }
-                // The diff's target changes, in its order (calories, protein, water).
-                var first = true
-                for change in entry.diff {
-                    guard let key = Self.changeCopy(change.path), case .number(let before, 0) = change.before,
-                          case .number(let after, 0) = change.after else { continue }
-                    if !first { copy.append(.listSeparator, to: &bytes) }
-                    first = false
-                    copy.appendChange(key, before: before, after: after, to: &bytes)
+                for (index, change) in said.enumerated() {
+                    if index > 0 { copy.append(.listSeparator, to: &bytes) }
+                    copy.appendChange(change.0, before: change.before, after: change.after, to: &bytes)
                 }
                 return true
             }
         }
     }
 
-    private static func changeCopy(_ path: String) -> CopyKey? {
+    private static func changeCopy(_ path: PlanField) -> CopyKey? {
         switch path {
-        case "targets.calories": .caloriesChange
-        case "targets.protein_g": .proteinChange
-        case "targets.water_ml": .waterChange
+        case .calories: .caloriesChange
+        case .proteinG: .proteinChange
+        case .waterMl: .waterChange
         default: nil
         }
     }

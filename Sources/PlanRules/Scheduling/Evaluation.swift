@@ -69,6 +69,10 @@ public struct HistoryEntry: Hashable, Sendable {
         self.diff = planDiff(from: previous, to: snapshot)
     }
 
+    /// The MATADOR phase this plan switched to (section 7's phase switch), nil when it did
+    /// not: what decides a `phase_switch` notification and what the history records.
+    public var phaseSwitch: Phase? { diff.phaseSwitch }
+
     public var reasons: [DueReason] { snapshot.reasons }
     public var planDate: LocalDate { snapshot.planDate }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LineOutput
 import Logging
 import NightlyRun
 import PlanRules
@@ -114,12 +115,12 @@ final class RunDriver {
             logger: Logger(label: "nightly-run-tests") { _ in SwiftLogNoOpLogHandler() },
             notifications: try notifications ?? NotificationSink.appending(toFile: notificationsPath),
             report: try LineWriter.appending(toFile: reportPath))
-        let summary = try runner.run(RunOptions(asOf: asOf, manualUsers: users, dryRun: dryRun,
-                                                batchSize: batchSize, workers: workers,
-                                                selectionShares: workers,  // whatever this machine's cores
-                                                shard: shard, lateRowSweep: lateRowSweep,
-                                                rulesAtOnce: rulesAtOnce, rulesRollback: rulesRollback,
-                                                overlapLimit: overlapLimit))
+        var options = RunOptions(asOf: asOf)
+        (options.manualUsers, options.dryRun, options.batchSize, options.workers) = (users, dryRun, batchSize, workers)
+        options.selectionShares = workers  // whatever this machine's cores
+        (options.shard, options.lateRowSweep, options.overlapLimit) = (shard, lateRowSweep, overlapLimit)
+        (options.rulesAtOnce, options.rulesRollback) = (rulesAtOnce, rulesRollback)
+        let summary = try runner.run(options)
         if checked, let runID = summary.runID { try expectSummaryMatchesTables(summary, runID: runID) }
         return summary
     }

@@ -27,10 +27,13 @@ struct InProcessRun {
             notifications: try NotificationSink.appending(toFile: notifications.path),
             report: .standardOutput())
         let counter = BatchCounter()
-        return try runner.run(RunOptions(asOf: asOf, batchSize: batchSize, stopRequested: {
+        var options = RunOptions(asOf: asOf)
+        options.batchSize = batchSize
+        options.stopRequested = {
             betweenBatches(counter.next())
             return false
-        }))
+        }
+        return try runner.run(options)
     }
 }
 

@@ -1,4 +1,5 @@
-// es-ES: informal ("tú"), as the app speaks to its users.
+// es-ES: informal ("tú"), as the app speaks to its users. The changed targets follow a colon
+// or a comma, so they are written in lower case.
 extension CopyLocale {
     static let esESTable: CopyTable = [
         .planCreatedTitle: "Tu plan está listo",
@@ -10,9 +11,9 @@ extension CopyLocale {
         .toDeficitBody: "Hoy empieza tu fase de déficit: {calories} kcal.",
         .targetsUpdatedTitle: "Tu plan se ha actualizado",
         .targetsUpdatedBody: "Tus nuevos objetivos empiezan hoy: {changes}.",
-        .caloriesChange: "Calorías {before} → {after} ({delta})",
-        .proteinChange: "Proteína {before} → {after} ({delta})",
-        .waterChange: "Agua {before} → {after} ({delta})",
+        .caloriesChange: "calorías {before} → {after} ({delta})",
+        .proteinChange: "proteína {before} → {after} ({delta})",
+        .waterChange: "agua {before} → {after} ({delta})",
         .listSeparator: ", ",
         .grams: "{value} g",
         .milliliters: "{value} ml",

@@ -106,6 +106,12 @@ struct LocalizedCopy {
         }
     }
 
+    /// Section 7.1: false for a water change the user's units show as none, imperial
+    /// water that rounds to the same fluid ounces ("80 fl oz → 80 fl oz (0 fl oz)").
+    func showsChange(_ key: CopyKey, before: Int, after: Int) -> Bool {
+        key != .waterChange || presentation.units == .metric || Self.fluidOunces(before) != Self.fluidOunces(after)
+    }
+
     /// `key` with `{before}`, `{after}` and the signed `{delta}`, each in `unit`'s template
     /// when there is one.
     private func appendChange(_ key: CopyKey, _ before: Int, _ after: Int, unit: CopyKey?, to bytes: inout [UInt8]) {

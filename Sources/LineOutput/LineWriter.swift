@@ -79,7 +79,7 @@ public final class LineWriter: Sendable {
     }
 
     /// `lines`, each followed by a line feed, as one buffer.
-    static func bytes(ofLines lines: some Collection<String>) -> [UInt8] {
+    public static func bytes(ofLines lines: some Collection<String>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(lines.reduce(0) { $0 + $1.utf8.count + 1 })
         for line in lines {
