@@ -363,26 +363,34 @@ public final class NotificationDelivery: @unchecked Sendable {
 
     private enum RequestResult {
         case delivered
+        /// 413 for a request of more than one line: sent again in halves.
+        case tooLarge
         case refused(String)
         case notDelivered
     }
 
-    /// Posts one batch, request by request, and marks it once all were acknowledged.
+    /// Posts one batch, request by request, and marks it once all were acknowledged. A
+    /// receiver that answers 413 gets the rest of the batch in requests of half as many
+    /// lines, down to one line a request (a single line refused so is refused for good).
     private func deliver(batchID: Int64, lines batch: BatchLines, since: ContinuousClock.Instant,
                          report: inout DeliveryReport, blockedUsers: inout Set<Int64>) throws {
         let lineEnds = batch.lineEnds
+        var linesPerRequest = settings.maximumLinesPerRequest
         var start = 0
         var lineIndex = 0
         while lineIndex < lineEnds.count {
             var end = lineIndex
-            while end < lineEnds.count, end - lineIndex < settings.maximumLinesPerRequest,
+            while end < lineEnds.count, end - lineIndex < linesPerRequest,
                   end == lineIndex || lineEnds[end] - start <= settings.maximumBytesPerRequest {
                 end += 1
             }
             let body = Array(batch.bytes[start..<lineEnds[end - 1]])
-            switch try send(body, batchID: batchID, report: &report) {
+            switch try send(body, lineCount: end - lineIndex, batchID: batchID, report: &report) {
             case .delivered:
                 break
+            case .tooLarge:
+                linesPerRequest = (end - lineIndex) / 2
+                continue
             case .refused(let refusal):
                 try store.recordRefusal(of: batchID, refusal: refusal)
                 report.refusedBatches += 1
@@ -403,7 +411,8 @@ public final class NotificationDelivery: @unchecked Sendable {
     }
 
     /// One request, retried with backoff while the receiver fails and time is left.
-    private func send(_ body: [UInt8], batchID: Int64, report: inout DeliveryReport) throws -> RequestResult {
+    private func send(_ body: [UInt8], lineCount: Int, batchID: Int64,
+                      report: inout DeliveryReport) throws -> RequestResult {
         var failures = 0
         while true {
             // After SIGTERM each request still gets its one attempt, never a retry.
@@ -434,6 +443,12 @@ public final class NotificationDelivery: @unchecked Sendable {
             case .refused(let failure):
                 report.failures[failure.rawValue, default: 0] += 1
                 let refusal = Self.describe(outcome)
+                if case .answered(413, _, _) = outcome, lineCount > 1 {
+                    logger.warning("the webhook receiver refused a request as too large; sending its lines in halves",
+                                   metadata: ["batch_id": "\(batchID)", "lines": "\(lineCount)",
+                                              "response": "\(refusal)", "destination": "\(poster.destination)"])
+                    return .tooLarge
+                }
                 logger.error("""
                     the webhook receiver refused a request: not retried in this run; the batch stays pending and \
                     its users' later lines wait behind it. Fix what the receiver says (a wrong secret: 401), or \

@@ -2,7 +2,8 @@
 """The reference receiver (deploy/examples/webhook_receiver.py) with a scripted fault
 schedule, for plan-regen's delivery tests: request N (counted from 1) may be answered
 500 or 503, 429 with a Retry-After, be cut by a connection reset in the middle of its
-body, or be stored and answered only after a delay (slower than the sender's timeout).
+body, or be stored and answered only after a delay (slower than the sender's timeout);
+with "max_lines", a request of more lines is answered 413 (a body size limit).
 After each request it writes stats.json (requests, duplicate lines, lines stored, 401s).
 
     faulty_receiver.py DIR   # DIR holds config.json; the receiver writes port, stats.json, lines.jsonl
@@ -48,6 +49,8 @@ class FaultyHandler(Handler):
             status, text, headers = 429, "slow down", {"Retry-After": fault.split(":")[1]}
         elif fault in ("500", "503"):
             status, text, headers = int(fault), "restarting" if fault == "503" else "internal error", {}
+        elif body.count(b"\n") > config.get("max_lines", body.count(b"\n")):
+            status, text, headers = 413, "request too large", {}
         else:
             status, text = self.server.receiver.accept(body, dict(self.headers.items()))
             headers = {}

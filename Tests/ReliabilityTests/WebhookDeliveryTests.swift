@@ -199,6 +199,33 @@ import TestSupport
         }
     }
 
+    /// A receiver whose body limit is below a request's 400 lines answers 413: the batch is
+    /// sent again in halves (200, then 100 lines a request), and every line arrives.
+    @Test(.requires(.standardWebhooks))
+    func aRequestRefusedAsTooLargeIsSentInHalves() throws {
+        try JobDatabase.withFresh { db in
+            try db.seed(users: 1_200, writtenBefore: Instant(rfc3339: Self.asOf)!)
+            let secret = WebhookReceiver.makeSecret()
+            let receiver = try WebhookReceiver(secret: secret, maximumLines: 150)
+            defer { receiver.stop() }
+            let run = try db.run(["--as-of", Self.asOf, "--batch-size", "400", "--notifications", receiver.url],
+                                 environment: ["PLAN_REGEN_WEBHOOK_SECRET": secret])
+            #expect(run.status == 0, "\(run.stderr)")
+            let (ids, pending) = try Self.outbox(db)
+            #expect(pending == 0)
+            #expect(Set(try receiver.storedIDs()) == ids)
+            // Batches of 302 to 600 lines: refused whole and in halves, then sent in quarters.
+            let tables = PlanTables(connection: try db.owner())
+            let perBatch = "SELECT count(*) AS n FROM notification_outbox GROUP BY batch_id"
+            #expect(try tables.count("SELECT count(*) FROM (\(unescaped: perBatch)) b WHERE n NOT BETWEEN 302 AND 600") == 0)
+            let batches = try tables.count("SELECT count(*) FROM notification_batches")
+            let quarters = try tables.count("SELECT sum(ceil(n::numeric / (n / 2 / 2)))::int FROM (\(unescaped: perBatch)) b")
+            let halvings = run.stderrLines.filter { $0.contains("refused a request as too large") }.count
+            #expect(halvings == 2 * batches, "\(run.stderr)")
+            #expect(try receiver.stats().requests == halvings + quarters)
+        }
+    }
+
     /// Bad input ends with exit 64 before anything is planned or written.
     @Test func badWebhookSettingsExit64BeforePlanning() throws {
         try JobDatabase.withFresh { db in

@@ -7,7 +7,7 @@ import Glibc
 /// standardwebhooks in a virtual environment) run by `Tests/Receiver/faulty_receiver.py`
 /// on 127.0.0.1 on a private port, plain or with TLS, with a scripted fault schedule:
 /// request N may get a 500, a 503, a 429 with Retry-After, a reset in the middle of its
-/// body, or a late answer. Stopped on `stop()`, on `deinit`, and by an `ExitWatchdog`
+/// body, or a late answer; with `maximumLines`, a request of more lines is answered 413. Stopped on `stop()`, on `deinit`, and by an `ExitWatchdog`
 /// should the test process end first.
 ///
 /// ```swift
@@ -40,7 +40,7 @@ final class WebhookReceiver {
     }
 
     init(secret: String, faults: [Int: String] = [:], tls: TLSTests.Certificates? = nil, verify: Bool = true,
-         in directory: URL? = nil) throws {
+         maximumLines: Int? = nil, in directory: URL? = nil) throws {
         let python = try RequiredComponent.standardWebhooks.path()
         self.secret = secret
         self.tls = tls
@@ -54,6 +54,7 @@ final class WebhookReceiver {
             var config: [String: Any] = ["port": port, "secret": secret, "verify": verify,
                                          "faults": Dictionary(uniqueKeysWithValues: faults.map { (String($0.key), $0.value) })]
             if let tls { config["cert"] = tls.serverCertificate; config["key"] = tls.serverKey }
+            if let maximumLines { config["max_lines"] = maximumLines }
             try JSONSerialization.data(withJSONObject: config).write(to: self.directory.appendingPathComponent("config.json"))
             pid = try Subprocess.spawn([python, script, self.directory.path], stdout: log, stderr: log)
             watchdog = try ExitWatchdog(["/bin/kill", "-KILL", String(pid)])
