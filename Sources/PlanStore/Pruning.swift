@@ -5,6 +5,8 @@ import Postgres
 public struct PruneCounts: Sendable, Equatable {
     /// Notification lines emitted before the cutoff.
     public var emittedNotifications = 0
+    /// Lines of batches an operator set aside (dead letters) before the cutoff.
+    public var deadLetters = 0
     /// Rejection rows recorded before the cutoff.
     public var rejections = 0
     /// Runs started before the cutoff that no remaining row references.
@@ -17,8 +19,8 @@ extension PlanStore {
     /// Deletes, in batches of `batchSize` rows (one short transaction each, so a run is
     /// never blocked for long):
     ///
-    /// 1. outbox lines emitted before `cutoff` (pending lines are never touched), then
-    ///    the emitted batches left without lines;
+    /// 1. outbox lines emitted before `cutoff` (pending lines are never touched), and
+    ///    dead letters set aside before it, then the batches left without lines;
     /// 2. rejection rows recorded before `cutoff`;
     /// 3. runs started before `cutoff` that no history, rejection, outbox or notification
     ///    batch row references.
@@ -35,10 +37,14 @@ extension PlanStore {
             table: "notification_outbox", key: "notification_id",
             condition: "t.batch_id IN (SELECT batch_id FROM notification_batches WHERE emitted_at < \(cutoff))",
             batchSize: batchSize)
+        counts.deadLetters = try deleteInBatches(
+            table: "notification_outbox", key: "notification_id",
+            condition: "t.batch_id IN (SELECT batch_id FROM notification_batches WHERE set_aside_at < \(cutoff))",
+            batchSize: batchSize)
         _ = try deleteInBatches(
             table: "notification_batches", key: "batch_id",
             condition: """
-                emitted_at < \(cutoff) AND NOT EXISTS (SELECT 1 FROM notification_outbox o WHERE o.batch_id = t.batch_id)
+                (emitted_at < \(cutoff) OR set_aside_at < \(cutoff)) AND NOT EXISTS (SELECT 1 FROM notification_outbox o WHERE o.batch_id = t.batch_id)
                 """, batchSize: batchSize)
         counts.rejections = try deleteInBatches(
             table: "plan_rejections", key: "id", condition: "recorded_at < \(cutoff)", batchSize: batchSize)

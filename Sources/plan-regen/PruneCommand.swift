@@ -9,7 +9,8 @@ struct PruneCommand: ParsableCommand {
         abstract: "Removes emitted notification lines, old rejections and old runs (history is kept).",
         discussion: """
             Deletes, in small batches (short transactions, safe while runs go on):
-              - notification_outbox lines emitted before the cutoff (pending lines are kept);
+              - notification_outbox lines emitted before the cutoff (pending lines are kept),
+                and dead letters set aside before it (deliver --set-aside);
               - plan_rejections rows recorded before the cutoff;
               - plan_runs rows started before the cutoff that no history, rejection or outbox
                 row references. Runs that wrote history are kept with it.
@@ -40,7 +41,7 @@ struct PruneCommand: ParsableCommand {
             let cutoff = wallClockNow().adding(seconds: -olderThan.components.seconds)
             let counts = try store.prune(before: cutoff, batchSize: batchSize)
             print("removed before \(cutoff.rfc3339): \(counts.emittedNotifications) emitted notifications, "
-                  + "\(counts.rejections) rejections, \(counts.runs) runs")
+                  + "\(counts.deadLetters) dead letters, \(counts.rejections) rejections, \(counts.runs) runs")
         }
     }
 }
