@@ -81,16 +81,11 @@ public struct HistoryPrinter {
             ]
             return fields.map(Self.csvField).joined(separator: ",")
         case .json:
-            let reasonList = reasons.map { JSONValue.string($0).jsonString }.joined(separator: ",")
-            return "{\"user_id\":\(plan.userID),\"plan_date\":\(quoted(plan.planDate.description))"
-                + ",\"seq\":\(plan.seq),\"generated_at\":\(quoted(plan.generatedAt.rfc3339))"
-                + ",\"run_id\":\(plan.runID),\"reasons\":[\(reasonList)]"
-                + ",\"event\":\(quoted(summary.event)),\"details\":\(quoted(summary.details))"
-                + ",\"snapshot\":\(plan.storedSnapshotJSON),\"diff\":\(plan.storedDiffJSON)}"
+            return plan.snapshot.historyJSONLine(
+                userID: plan.userID, seq: plan.seq, generatedAt: plan.generatedAt, runID: plan.runID, event: summary.event,
+                details: summary.details, storedSnapshotJSON: plan.storedSnapshotJSON, storedDiffJSON: plan.storedDiffJSON)
         }
     }
-
-    private func quoted(_ text: String) -> String { JSONValue.string(text).jsonString }
 
     /// The timeline wording of a written plan.
     static func summary(of plan: WrittenPlan, readable: ReadableFormat = .standard) -> PlanChangeSummary {

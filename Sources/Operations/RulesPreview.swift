@@ -9,7 +9,7 @@ import PlanStore
 /// `evaluate` (`evaluateAtRolloutMidnight`), never a second implementation. Streamed a
 /// batch at a time: what is kept is counts, delta histograms and the 20 largest changes.
 /// Only reads: it works on a hot standby and through a pooler.
-public struct RulesPreview: Encodable, Sendable {
+public struct RulesPreview: JSONReport, Sendable {
     public var binaryVersion: String
     public var rulesVersion: String
     /// The preview's instant (`--as-of`, else now): the assumed rollout start, RFC 3339.
@@ -29,8 +29,8 @@ public struct RulesPreview: Encodable, Sendable {
     public var rejections: [String: Int] = [:]
     /// The 20 largest calorie changes, largest first.
     public var largestCalorieChanges: [CalorieChange] = []
-    /// The calorie changes (after − before) in buckets of `calorieBucketWidth` as the
-    /// report's (floor division): each non-empty bucket's start and its plans, in order.
+    /// The calorie changes (after − before) in the report's buckets
+    /// (`PlanReportFigures.calorieBucket`): each non-empty bucket's start and its plans, in order.
     public var calorieDeltas: [DeltaBucket] = []
 
     public struct FieldChanges: Encodable, Sendable, Equatable {
@@ -72,7 +72,7 @@ public struct RulesPreview: Encodable, Sendable {
         var preview = RulesPreview(binaryVersion: binaryVersion, rulesVersion: PlanRules.rulesVersion,
                                    at: StatusReport.text(now))
         let versions = try store.rulesVersionsInUse()
-        preview.usersOnNewerRules = try store.usersPerRulesVersion()
+        preview.usersOnNewerRules = try store.usersPerRulesVersion().latestEvaluation
             .filter { $0.key != "none" && RulesVersionStanding(of: $0.key) == .newer }.values.reduce(0, +)
         var deltas = [[Int: Int]](repeating: [:], count: numericFields.count)
         var phaseChanges = 0, flagChanges = 0
@@ -107,7 +107,7 @@ public struct RulesPreview: Encodable, Sendable {
             + [FieldChanges(field: "phase", changed: phaseChanges), FieldChanges(field: "flags", changed: flagChanges)]
         var plansPerBucket: [Int: Int] = [:]
         for (delta, plans) in deltas[0] {  // numericFields starts with calories
-            plansPerBucket[floorDivision(delta, by: calorieBucketWidth) * calorieBucketWidth, default: 0] += plans
+            plansPerBucket[PlanReportFigures.calorieBucket(of: delta), default: 0] += plans
         }
         preview.calorieDeltas = plansPerBucket.sorted { $0.key < $1.key }.map { DeltaBucket(from: $0.key, plans: $0.value) }
         return preview
@@ -143,14 +143,6 @@ public struct RulesPreview: Encodable, Sendable {
                             median: percentile(0.5), p95: percentile(0.95), max: sorted.last?.key)
     }
 
-    /// One JSON object (keys sorted, snake_case): the sign-off record.
-    public func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
-    }
-
     /// The screen for people.
     public func text() -> String {
         var lines = [
@@ -179,11 +171,6 @@ public struct RulesPreview: Encodable, Sendable {
         }
         return lines.joined(separator: "\n") + "\n"
     }
-}
-
-/// `value / divisor` rounded down (−1 / 50 is −1), as PostgreSQL's `floor` buckets the report's.
-private func floorDivision(_ value: Int, by divisor: Int) -> Int {
-    value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
 }
 
 private extension String {

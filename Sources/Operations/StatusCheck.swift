@@ -3,7 +3,7 @@ extension StatusReport {
     /// - the latest finished run of a scope (all users, or one shard; `--user` reruns
     ///   aside) failed, was abandoned or found partitions held too long;
     /// - users are overdue, by the one definition status and the metrics share
-    ///   (`users.overdue`: due for more than `MetricsContext.overdueAfterSeconds`).
+    ///   (`users.overdue`: due for more than `MetricsReport.overdueAfterSeconds`).
     /// Only the listed runs (`--runs`) are looked at.
     public var problems: [String] {
         var problems: [String] = []

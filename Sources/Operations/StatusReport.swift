@@ -4,9 +4,9 @@ import PlanStore
 
 /// `plan-regen status`: the job's state on one screen for ops, or as JSON for scripts.
 ///
-/// Read with the same store queries the run's metrics use (`dueBacklog`, `outboxBacklog`),
+/// Read with the same store queries the run's metrics use (`dueBacklog`, `deliveryBacklog`),
 /// so the screen and the dashboards agree. Only reads: it works on a hot standby.
-public struct StatusReport: Encodable, Sendable {
+public struct StatusReport: JSONReport, Sendable {
     /// The instant the report describes (`--as-of`, else now), RFC 3339.
     public var at: String
     public var versions: Versions
@@ -100,12 +100,13 @@ public struct StatusReport: Encodable, Sendable {
     /// Asks `store` (opened read-only) about the job at `now`.
     public static func gather(from store: PlanStore, at now: Instant, zones: Result<ZoneDatabase, any Error>,
                               binaryVersion: String, runs limit: Int) throws -> StatusReport {
-        let due = try store.dueBacklog(asOf: now, overdueAfterSeconds: MetricsContext.overdueAfterSeconds)
-        let outbox = try store.outboxBacklog()
+        let due = try store.dueBacklog(asOf: now, overdueAfterSeconds: MetricsReport.overdueAfterSeconds)
+        let outbox = try store.deliveryBacklog()
         let rejections = try store.rejectionsByField(since: now.adding(seconds: -86_400))
         let lastSuccess = try store.lastSuccessfulRunEnd()
         let sweep = try store.sweepProgress()
-        let perVersion = try store.usersPerRulesVersion()
+        let rulesVersions = try store.usersPerRulesVersion()
+        let perVersion = rulesVersions.latestEvaluation
         let rollout = try store.rulesRollouts().first { $0.rulesVersion == rulesVersion }
         let zoneDatabase = try? zones.get()
         return StatusReport(
@@ -118,10 +119,10 @@ public struct StatusReport: Encodable, Sendable {
             // No age when the success came after the instant asked about (`--as-of` in the past).
             lastSuccess: lastSuccess.map(text),
             lastSuccessAgeSeconds: lastSuccess.flatMap { $0 <= now ? seconds(from: $0, to: now) : nil },
-            users: DueUsers(due: due.due, overdue: due.overdue, overdueAfterSeconds: MetricsContext.overdueAfterSeconds,
+            users: DueUsers(due: due.due, overdue: due.overdue, overdueAfterSeconds: MetricsReport.overdueAfterSeconds,
                             oldestDueAt: due.oldestDueAt.map(text), oldestLatenessSeconds: due.oldestLatenessSeconds(at: now)),
-            outbox: Outbox(pending: outbox.pending,
-                           oldestPendingAgeSeconds: outbox.oldestCreatedAt.map { seconds(from: $0, to: now) } ?? 0),
+            outbox: Outbox(pending: outbox.pendingLines,
+                           oldestPendingAgeSeconds: outbox.oldestPendingCreatedAt.map { seconds(from: $0, to: now) } ?? 0),
             lateRowSweep: LateRowSweep(
                 periodSeconds: sweep.periodSeconds, lastWholeSweep: sweep.oldestCompletedAt.map(text),
                 lastWholeSweepAgeSeconds: sweep.oldestCompletedAt.flatMap { $0 <= now ? seconds(from: $0, to: now) : nil },
@@ -130,9 +131,8 @@ public struct StatusReport: Encodable, Sendable {
                 rolloutStart: rollout.map { text($0.startedAt) }, usersPerVersion: perVersion,
                 usersOfNewerVersions: perVersion.filter { $0.key != "none" && RulesVersionStanding(of: $0.key) == .newer }
                     .values.reduce(0, +),
-                usersWaitingForRolloutMidnight: try rollout.map { _ in
-                    try store.usersPerCurrentPlanRulesVersion().filter { RulesVersionStanding(of: $0.key) == .older }
-                        .values.reduce(0, +)
+                usersWaitingForRolloutMidnight: rollout.map { _ in
+                    rulesVersions.currentPlan.filter { RulesVersionStanding(of: $0.key) == .older }.values.reduce(0, +)
                 }),
             rejectionsLastDay: Rejections(total: rejections.values.reduce(0, +), byField: rejections),
             runs: try store.recentRuns(limit: limit).map { run in
@@ -144,14 +144,6 @@ public struct StatusReport: Encodable, Sendable {
                     notifications: run.counts.notifications, unknownUsers: run.counts.unknownUsers,
                     foundLate: run.counts.foundLate, partitionsHeldByOthers: run.partitionsHeldByOthers, host: run.host, error: run.error)
             })
-    }
-
-    /// One JSON object (keys sorted, snake_case), for scripts: `plan-regen status --format json | jq .users`.
-    public func json() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
     /// The screen for people.
@@ -258,5 +250,18 @@ public struct StatusReport: Encodable, Sendable {
 
     static func seconds(from start: Instant, to end: Instant) -> Int64 {
         max(0, end.microsecondsSinceEpoch - start.microsecondsSinceEpoch) / 1_000_000
+    }
+}
+
+/// A report `--format json` prints (`status`, `preview`): one JSON object, keys sorted and
+/// snake_case, for scripts (`plan-regen status --format json | jq .users`).
+public protocol JSONReport: Encodable {}
+
+extension JSONReport {
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }

@@ -27,6 +27,13 @@ public struct PlanReportFigures: Sendable {
     public var calorieChanges: [(bucket: Int, count: Int)] = []
     public static let calorieBucketWidth = 50
 
+    /// The start of the bucket of a calorie change, rounded down (−1 is in the bucket of
+    /// −50): the report's and the preview's buckets.
+    public static func calorieBucket(of change: Int) -> Int {
+        (change >= 0 ? change / calorieBucketWidth : -((-change + calorieBucketWidth - 1) / calorieBucketWidth))
+            * calorieBucketWidth
+    }
+
     public init() {}
 }
 
@@ -68,20 +75,21 @@ extension PlanStore {
             figures.notificationsByType[try row.string("type")] = try row.int("count")
             return .continue
         }
-        let width = PlanReportFigures.calorieBucketWidth
+        // Grouped per change (a few thousand values at most), bucketed here as the preview's.
+        var plansPerBucket: [Int: Int] = [:]
         try connection.forEachRow(
             """
-            SELECT floor(((d->>'after')::numeric - (d->>'before')::numeric) / \(width)::int)::bigint * \(width)::int
-                   AS bucket, count(*)
+            SELECT ((d->>'after')::numeric - (d->>'before')::numeric)::bigint AS change, count(*)
             FROM plan_history h CROSS JOIN LATERAL jsonb_array_elements(h.diff) AS d
             WHERE h.plan_date \(sql: inRange) AND h.diff @> '[{"path": "targets.calories"}]'
               AND d->>'path' = 'targets.calories'
-            GROUP BY 1 ORDER BY 1
-            """, purpose: "bucketing calorie changes for the report"
+            GROUP BY 1
+            """, purpose: "counting calorie changes for the report"
         ) { row in
-            figures.calorieChanges.append((bucket: try row.int("bucket"), count: try row.int("count")))
+            plansPerBucket[PlanReportFigures.calorieBucket(of: try row.int("change")), default: 0] += try row.int("count")
             return .continue
         }
+        figures.calorieChanges = plansPerBucket.sorted { $0.key < $1.key }.map { (bucket: $0.key, count: $0.value) }
         let midnight = { (date: LocalDate) in Instant(secondsSinceEpoch: Int64(date.daysSinceEpoch) * 86_400) }
         figures.rejectionsByField = try rejectionsByField(since: midnight(from), before: midnight(to.adding(days: 1)))
         return figures

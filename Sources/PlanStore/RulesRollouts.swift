@@ -12,6 +12,18 @@ public struct RulesRolloutRecord: Sendable, Equatable {
     public var recordedByRun: Int64
 }
 
+/// Users per rules version (plan-rules.md section 2.1).
+public struct UsersPerRulesVersion: Sendable, Equatable {
+    /// Per version of the users' latest evaluation (`plan_state.rules_version`; "none" for
+    /// users never evaluated under a version).
+    public var latestEvaluation: [String: Int] = [:]
+    /// Per version of the users' current plan (`plan_rules_version`; where a release before
+    /// sql/0017 wrote the state, or the plan's version is newer than the evaluation's — an
+    /// older release rewrote the state and left the column as it was — the evaluation's
+    /// version stands for it). Users without a plan are not counted.
+    public var currentPlan: [String: Int] = [:]
+}
+
 extension PlanStore {
     /// The distinct `plan_state.rules_version` values (the version of each user's latest
     /// evaluation), read by skipping through the `(rules_version, next_check_at)` index:
@@ -39,34 +51,22 @@ extension PlanStore {
         Array(Set(try rulesVersionsInUse().filter { RulesVersionStanding(of: $0) != .newer } + [rulesVersion])).sorted()
     }
 
-    /// Users per rules version of their latest evaluation (`plan_state.rules_version`;
-    /// "none" for users never evaluated under a version): an index-only count.
-    public func usersPerRulesVersion() throws -> [String: Int] {
-        var users: [String: Int] = [:]
-        for row in try connection.query(
-            "SELECT coalesce(rules_version, 'none') AS version, count(*) AS users FROM plan_state GROUP BY 1",
-            purpose: "counting users per rules version") {
-            users[try row.string("version")] = try row.int("users")
-        }
-        return users
-    }
-
-    /// Users with a current plan per rules version of that plan (`plan_rules_version`;
-    /// where a release before sql/0017 wrote the state, or the plan's version is newer than
-    /// the evaluation's — an older release rewrote the state and left the column as it
-    /// was — the evaluation's version stands for it). One scan of `plan_state`.
-    public func usersPerCurrentPlanRulesVersion() throws -> [String: Int] {
-        var users: [String: Int] = [:]
+    /// Users per rules version, counted in one scan of `plan_state`.
+    public func usersPerRulesVersion() throws -> UsersPerRulesVersion {
+        var users = UsersPerRulesVersion()
         for row in try connection.query(
             """
-            SELECT rules_version, plan_rules_version, count(*) AS users FROM plan_state
-            WHERE plan_date IS NOT NULL GROUP BY 1, 2
-            """, purpose: "counting users per rules version of their current plan") {
+            SELECT rules_version, plan_rules_version, plan_date IS NOT NULL AS planned, count(*) AS users
+            FROM plan_state GROUP BY 1, 2, 3
+            """, purpose: "counting users per rules version") {
             let evaluated = try row.optionalString("rules_version") ?? "none"
+            let count = try row.int("users")
+            users.latestEvaluation[evaluated, default: 0] += count
+            guard try row.bool("planned") else { continue }
             let planned = try row.optionalString("plan_rules_version")
             let version = planned.map { RulesVersionStanding(of: $0, against: evaluated) == .newer ? evaluated : $0 }
                 ?? evaluated
-            users[version, default: 0] += try row.int("users")
+            users.currentPlan[version, default: 0] += count
         }
         return users
     }

@@ -3,6 +3,7 @@ import Logging
 import NightlyRun
 import Operations
 import PlanRules
+import PlanStore
 
 // The types options are parsed into, once, by ArgumentParser before `validate()` and
 // `run()`: no command parses an option's text again.
@@ -45,7 +46,7 @@ extension LocalDate: CommandLineValue {
 
 extension Shard: CommandLineValue {
     public init?(argument: String) { self.init(argument) }
-    static let expected = "must be i/n with 0 <= i < n <= 64, e.g. 0/2"
+    static let expected = "must be i/n with 0 <= i < n <= \(UserPartitions.count), e.g. 0/2"
 }
 
 /// `--older-than 30d` or `12h`: whole days or hours.

@@ -88,14 +88,9 @@ struct DeliverCommand: ParsableCommand {
             if let failure = report.failure { throw RunError.delivery(reason: failure) }
             report.log(to: logger)
             pending = report.pendingLines > 0
-            if let metricsFile {
-                do {
-                    try metricsFile.writeDelivery(report, backlog: try store.deliveryBacklog(), finishedAt: wallClockNow(),
-                                                  binaryVersion: binaryVersion)
-                } catch {
-                    logger.error("\(error)")
-                    throw ExitCodes.metricsNotReported.exitCode
-                }
+            guard MetricsReport.publishDelivery(report, store: store, binaryVersion: binaryVersion,
+                                                to: metricsFile.map { [$0] } ?? [], logger: logger) else {
+                throw ExitCodes.metricsNotReported.exitCode
             }
         }
         if pending { throw ExitCodes.deliveryPending.exitCode }

@@ -25,8 +25,7 @@ struct PreviewCommand: ParsableCommand {
               plan-regen preview --format json > signoff-2026.2.json
               plan-regen preview --out preview-2026.2.html
 
-            Exit codes: 0 done; 1 fatal error; 64 usage error.
-            """)
+            """ + ExitCodes.help(ExitCodes.common))
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case text

@@ -17,7 +17,7 @@ struct RunCommand: ParsableCommand {
             users get their first plan at once. Each batch is written in one transaction; its \
             notifications then go out as JSON lines: stdout, a file (fsync'ed), or a webhook \
             (--notifications https://..., signed; planning never waits for the receiver, and \
-            lines it did not acknowledge stay pending: exit 6, then the next run or \
+            lines it did not acknowledge stay pending: exit \(ExitCodes.deliveryPending.code), then the next run or \
             plan-regen deliver sends them first).
 
             Two runs at once never process the same user: a run claims the user partitions it \
@@ -28,7 +28,7 @@ struct RunCommand: ParsableCommand {
             or transaction mode.
 
             SIGTERM or SIGINT (systemd, Kubernetes, Ctrl-C) stops the run after the batch in \
-            flight: it is committed and its notifications emitted, then the run exits with 75. \
+            flight: it is committed and its notifications emitted, then the run exits with \(ExitCodes.stopped.code). \
             A second signal stops at once (committed lines not yet emitted stay in the outbox \
             for the next run).
 
@@ -63,7 +63,7 @@ struct RunCommand: ParsableCommand {
 
     @ArgumentParser.Flag(help: ArgumentHelp(
         "Write even when --as-of is more than 5 minutes ahead of the database's clock (tests, demos, benchmarks).",
-        discussion: "Without it such a run is refused (exit 64): plans dated ahead would make the scheduled runs "
+        discussion: "Without it such a run is refused (exit \(ExitCodes.usage.code)): plans dated ahead would make the scheduled runs "
             + "skip their users until the calendar catches up."))
     var allowFuture = false
 
@@ -149,7 +149,29 @@ struct RunCommand: ParsableCommand {
         if metricsFile != nil, dryRun {
             throw ValidationError("--metrics-file records real runs; leave it out with --dry-run")
         }
-        try validateMetricsPush()
+        if let metricsInstance, !MetricsPush.isValidInstance(metricsInstance) {
+            throw ValidationError(
+                "--metrics-instance: '\(metricsInstance)' must be 1-128 letters, digits, '.', '_' or '-', e.g. shard-0-of-2")
+        }
+        if metricsInstance != nil, metricsPush == nil {
+            throw ValidationError("--metrics-instance labels --metrics-push; give both")
+        }
+        if metricsPush != nil, dryRun { throw ValidationError("--metrics-push records real runs; leave it out with --dry-run") }
+    }
+
+    /// Reports the run to `--metrics-file` and `--metrics-push`, failed runs too; false
+    /// when either failed (the run then exits 5).
+    private func reportMetrics(_ outcome: MetricsReport.Outcome, asOf: Instant, zones: ZoneDatabase?,
+                               logger: Logger) -> Bool {
+        var destinations: [any MetricsDestination] = metricsFile.map { [$0] } ?? []
+        if var metricsPush {
+            metricsPush.instance = metricsInstance ?? MetricsPush.instanceName(shard: shard)
+            destinations.append(metricsPush)
+        }
+        let connection = self.connection
+        return MetricsReport.publishRun(outcome, asOf: asOf, zones: zones, shard: shard, binaryVersion: binaryVersion,
+                                        to: destinations, openStore: { try connection.openStore(for: .readOnly) },
+                                        logger: logger)
     }
 
     func run() throws {

@@ -13,7 +13,7 @@ struct SeedDemoCommand: ParsableCommand {
             Inserts made-up users (every goal, 30 time zones, some incomplete, some invalid) \
             for demos and benchmarks. It refuses a user_settings table that already has rows, \
             so it cannot mix demo users into a real database: point it at an empty one, or \
-            pass --force to add more demo users to a demo database (exit 64 when refused).
+            pass --force to add more demo users to a demo database (exit \(ExitCodes.usage.code) when refused).
 
             Examples:
               plan-regen seed-demo --users 300

@@ -27,7 +27,7 @@ struct StatusCommand: ParsableCommand {
               plan-regen status
               plan-regen status --format json | jq .users.overdue
               plan-regen status --runs 30
-              plan-regen status --check > /dev/null   # exit 2 when unhealthy
+              plan-regen status --check > /dev/null   # exit \(ExitCodes.unhealthy.code) when unhealthy
 
             """ + ExitCodes.help([ExitCodes.done, ExitCodes.fatal, ExitCodes.unhealthy, ExitCodes.usage]))
 

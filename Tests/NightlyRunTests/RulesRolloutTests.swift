@@ -65,7 +65,7 @@ import Testing
             let store = PlanStore(connection: driver.connection)
             var waitingSeen: Set<Int> = []
             let runs = try Self.runEvery15Minutes(driver, from: rolloutStart, hours: 26) { asOf, _ in
-                let waiting = try store.usersPerCurrentPlanRulesVersion()
+                let waiting = try store.usersPerRulesVersion().currentPlan
                     .filter { RulesVersionStanding(of: $0.key) == .older }.values.reduce(0, +)
                 #expect(waiting == midnights.filter { $0 > asOf }.count, "waiting after the run at \(asOf.rfc3339)")
                 waitingSeen.insert(waiting)

@@ -28,7 +28,8 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         }
     }
 
-    static let commands = ["run", "status", "history", "report", "explain", "deliver", "prune", "forget", "migrate", "seed-demo"]
+    static let commands = ["run", "status", "history", "report", "explain", "preview", "deliver", "prune", "forget", "migrate",
+                           "seed-demo"]
 
     /// Every command's `--help` ends its discussion with its exit codes, each `0` to `75` a
     /// line; the top level lists them all, and so does the operations guide's table.

@@ -105,14 +105,13 @@ struct ParsedMetrics {
                           FROM notification_outbox LIMIT 3) pick
                     WHERE notification_outbox.notification_id = pick.notification_id
                     """, purpose: "test: leave three lines pending")
-                let backlog = try PlanStore(connection: database.connect()).outboxBacklog()
-                #expect(backlog.pending == 3)
-                #expect(backlog.oldestCreatedAt == Instant(rfc3339: "2026-03-01T10:30:00Z"))
+                let backlog = try PlanStore(connection: database.connect()).deliveryBacklog()
+                #expect(backlog.pendingLines == 3)
+                #expect(backlog.oldestPendingCreatedAt == Instant(rfc3339: "2026-03-01T10:30:00Z"))
 
                 let path = folder + "/m.prom"
-                try MetricsFile(path: path).write(
-                    .failed, finishedAt: Instant(rfc3339: firstRunAt)!, backlog: backlog,
-                    binaryVersion: "test")
+                try MetricsReport(.failed, finishedAt: Instant(rfc3339: firstRunAt)!, binaryVersion: "test", backlog: backlog)
+                    .write(to: MetricsFile(path: path))
                 let metrics = try ParsedMetrics(String(contentsOfFile: path, encoding: .utf8))
                 #expect(metrics["plan_regen_outbox_pending"] == 3)
                 #expect(metrics["plan_regen_outbox_oldest_pending_age_seconds"] == Double(90 * 60))

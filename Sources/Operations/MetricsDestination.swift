@@ -3,9 +3,72 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LineOutput
 import NightlyRun
-import PlanRules
-import PlanStore
+
+/// `--metrics-file PATH`: the last report in Prometheus text format, for the
+/// node_exporter textfile collector (point its `--collector.textfile.directory` at the
+/// folder and name the file `*.prom`).
+///
+/// Written atomically (a temporary file in the same folder, then `rename`) so the
+/// collector never reads half a file, after every run — failed ones too. One file per
+/// process: give each `--shard`, and `deliver`, its own path.
+public struct MetricsFile: MetricsDestination {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// Read from the file as the last report left it (none yet: nothing to carry over).
+    public func previousRuns() -> PreviousRuns {
+        PreviousRuns(metricsText: FileManager.default.contents(atPath: path)
+            .map { String(decoding: $0, as: UTF8.self) } ?? "")
+    }
+
+    /// Writes a temporary file beside it, then renames it over the file.
+    public func replace(with text: String) throws {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        // A dot name without .prom: the collector ignores it while it is being written.
+        let temporary = (folder.isEmpty ? "" : folder + "/") + ".\(name).\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw MetricsFileError(path: path, step: "create \(temporary)", errno: errno) }
+        if let code = LineWriter.writeAll(Array(text.utf8), to: fd) {
+            close(fd)
+            unlink(temporary)
+            throw MetricsFileError(path: path, step: "write \(temporary)", errno: code)
+        }
+        if fsync(fd) != 0 || close(fd) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw MetricsFileError(path: path, step: "flush \(temporary)", errno: code)
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw MetricsFileError(path: path, step: "rename \(temporary) to it", errno: code)
+        }
+    }
+}
+
+/// Why the metrics file could not be written.
+public struct MetricsFileError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var step: String
+    public var reason: String
+
+    init(path: String, step: String, errno code: Int32) {
+        self.path = path
+        self.step = step
+        self.reason = String(cString: strerror(code))
+    }
+
+    public var description: String {
+        "cannot write metrics file \(path) (\(step)): \(reason); check that its folder exists and is writable"
+    }
+}
 
 /// `--metrics-push URL`: the metrics a metrics file would hold, pushed to a Prometheus
 /// Pushgateway (Kubernetes has no textfile collector in a pod).
@@ -20,7 +83,7 @@ import PlanStore
 ///
 /// A failed run must keep the last success, and the failure counter counts across runs:
 /// with no file to carry them, both are read back from the gateway's group before the push.
-public struct MetricsPush: Sendable {
+public struct MetricsPush: MetricsDestination {
     /// The `job` label of every group.
     public static let job = "plan-regen"
 
@@ -59,16 +122,16 @@ public struct MetricsPush: Sendable {
         "\(gateway.scheme ?? "http")://\(gateway.host ?? "?")\(gateway.port.map { ":\($0)" } ?? "")"
     }
 
-    /// Pushes the metrics of a run that ended at `finishedAt` (see `MetricsFile.write`),
-    /// carrying the last success and the failure count over from the group's last push.
-    public func push(_ outcome: MetricsFile.Outcome, finishedAt: Instant, backlog: OutboxBacklog?,
-                     binaryVersion: String, context: MetricsContext = MetricsContext()) throws {
+    /// Read back from the group's last push, in the gateway's exposition of every group.
+    public func previousRuns() throws -> PreviousRuns {
         let exposition = try request("GET", gateway.appendingPathComponent("metrics"), body: nil,
                                      what: "read the group's last push")
-        let previous = PreviousRuns(metricsText: String(decoding: exposition, as: UTF8.self),
-                                    labels: ["job": Self.job, "instance": instance])
-        let text = MetricsFile.text(outcome, finishedAt: finishedAt, backlog: backlog, binaryVersion: binaryVersion,
-                                    context: context, previous: previous)
+        return PreviousRuns(metricsText: String(decoding: exposition, as: UTF8.self),
+                            labels: ["job": Self.job, "instance": instance])
+    }
+
+    /// PUT: the group is replaced whole.
+    public func replace(with text: String) throws {
         _ = try request("PUT", groupURL, body: Data(text.utf8), what: "push")
     }
 
@@ -142,5 +205,68 @@ private extension UInt8 {
     var isASCIIAlphanumeric: Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+    }
+}
+
+/// What earlier runs left for the next one to carry over: the end of the last completed
+/// run and the failure count, read from the metrics text they wrote (the file, or the
+/// Pushgateway's exposition of the group).
+public struct PreviousRuns: Equatable, Sendable {
+    /// `plan_regen_last_success_timestamp_seconds`, as written.
+    var lastSuccess: String?
+    var failures = 0
+
+    /// Reads the samples whose labels include `labels` (the Pushgateway's `job` and
+    /// `instance`; none in a metrics file). Text that is no metrics gives nothing.
+    init(metricsText: String, labels: [String: String] = [:]) {
+        for line in metricsText.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let sample = Sample(line), labels.allSatisfy({ sample.labels[$0.key] == $0.value }) else { continue }
+            if sample.name == "plan_regen_last_success_timestamp_seconds", Double(sample.value) != nil {
+                lastSuccess = sample.value
+            } else if sample.name == "plan_regen_run_failures_total", let value = Double(sample.value) {
+                failures = Int(value)
+            }
+        }
+    }
+
+    /// One line of Prometheus text: `name{label="value",…} value`.
+    struct Sample {
+        var name: Substring
+        var labels: [String: String] = [:]
+        var value: String
+
+        init?(_ line: Substring) {
+            guard let space = line.lastIndex(of: " ") else { return nil }
+            value = String(line[line.index(after: space)...])
+            let series = line[..<space]
+            guard let brace = series.firstIndex(of: "{") else {
+                name = series
+                return
+            }
+            name = series[..<brace]
+            var rest = series[series.index(after: brace)...]
+            while let equals = rest.firstIndex(of: "=") {
+                let key = rest[..<equals].drop { $0 == "," || $0 == " " }
+                rest = rest[rest.index(after: equals)...]
+                guard rest.first == "\"" else { return nil }
+                rest = rest.dropFirst()
+                var labelValue = ""
+                var escaping = false
+                while let character = rest.first {
+                    rest = rest.dropFirst()
+                    if escaping {
+                        labelValue.append(character == "n" ? "\n" : character)
+                        escaping = false
+                    } else if character == "\\" {
+                        escaping = true
+                    } else if character == "\"" {
+                        break
+                    } else {
+                        labelValue.append(character)
+                    }
+                }
+                labels[String(key)] = labelValue
+            }
+        }
     }
 }
