@@ -1,6 +1,3 @@
-import Dispatch
-import PlanStore
-import Postgres
 import Synchronization
 
 /// Keeps a run's partition claims alive while it makes progress: any worker, after a
@@ -12,7 +9,7 @@ final class ClaimKeeper: Sendable {
     let ttl: Duration
     private struct State {
         var partitions: [Int] = []
-        var lastRenewal = DispatchTime.now()
+        var lastRenewal = ContinuousClock.now
     }
     private let state = Mutex(State())
 
@@ -25,7 +22,7 @@ final class ClaimKeeper: Sendable {
     func claimed(_ partitions: [Int]) {
         state.withLock {
             $0.partitions = partitions
-            $0.lastRenewal = DispatchTime.now()
+            $0.lastRenewal = ContinuousClock.now
         }
     }
 
@@ -33,21 +30,18 @@ final class ClaimKeeper: Sendable {
     var partitions: [Int] { state.withLock { $0.partitions } }
 
     /// Renews the claims on `store`'s connection.
-    func renew(using store: any RunStore) throws {
+    func renew(using store: any ClaimStore) throws {
         let partitions = self.partitions
         try store.renewClaims(partitions, runID: runID, ttl: ttl)
-        state.withLock { $0.lastRenewal = DispatchTime.now() }
+        state.withLock { $0.lastRenewal = ContinuousClock.now }
     }
 
     /// Renews the claims if a quarter of the TTL has passed since the last renewal.
-    func renewIfDue(using store: any RunStore) throws {
-        let quarter = UInt64(TransactionSettings.milliseconds(ttl)) * 1_000_000 / 4
+    func renewIfDue(using store: any ClaimStore) throws {
         let due = state.withLock { state -> Bool in
-            guard DispatchTime.now().uptimeNanoseconds - state.lastRenewal.uptimeNanoseconds >= quarter else {
-                return false
-            }
+            guard ContinuousClock.now - state.lastRenewal >= ttl / 4 else { return false }
             // Claimed by this worker: the others skip until the next quarter.
-            state.lastRenewal = DispatchTime.now()
+            state.lastRenewal = ContinuousClock.now
             return true
         }
         if due { try renew(using: store) }
