@@ -16,10 +16,7 @@ final class BatchQueue: Sendable {
         /// The run's summary, which each batch committed (and emitted) adds to.
         var summary = RunSummary()
         var usersDone = 0
-        /// The first error of any worker: the others stop after their batch in flight. A
-        /// worker's failure to connect gives way to a batch's failure that follows it: when
-        /// the server goes down mid-run, a worker still connecting hears "shutting down"
-        /// first, but what the run met is the loss of the database in the middle of a batch.
+        /// The first error of any worker (`fail`): the others stop after their batch in flight.
         var failure: (any Error)?
         var failureIsConnecting = false
     }
@@ -27,12 +24,11 @@ final class BatchQueue: Sendable {
     let candidates: UserIDSet
     var candidateCount: Int { candidates.count }
     let batchSize: Int
-    let state: Mutex<State>
+    let state = Mutex(State())
 
     init(candidates: UserIDSet, batchSize: Int) {
         self.candidates = candidates
         self.batchSize = batchSize
-        self.state = Mutex(State())
     }
 
     /// The next batch, or nil when none is left, a worker failed, or a stop was requested
@@ -51,19 +47,29 @@ final class BatchQueue: Sendable {
             return batch
         }
     }
+
+    /// Records a worker's failure unless an earlier one is kept. A failure to connect gives
+    /// way to a batch's failure that follows it: when the server goes down mid-run, a worker
+    /// still connecting hears "shutting down" first, but what the run met is the loss of the
+    /// database in the middle of a batch.
+    func fail(_ error: any Error, connecting: Bool) {
+        state.withLock { state in
+            if state.failure == nil || (state.failureIsConnecting && !connecting) {
+                (state.failure, state.failureIsConnecting) = (error, connecting)
+            }
+        }
+    }
 }
 
 extension NightlyRunner {
-    /// Evaluates, writes and emits the selected candidates batch by batch, adding them to
-    /// `summary`. With `options.workers` > 1, each worker is a thread of its own with its
-    /// own connection (WorkerThreads.swift); batches are independent, because a user is in
-    /// one batch only.
-    ///
+    /// Evaluates, writes and emits the candidates batch by batch, adding them to `summary`.
+    /// With `options.workers` > 1, each worker is a thread of its own with its own
+    /// connection (WorkerThreads.swift); batches are independent, as a user is in one only.
     /// After a worker fails, the others finish their batch in flight (committed and
     /// emitted) and stop; the first error is thrown.
-    func runBatches(_ selected: SelectedCandidates, mainStore: any WorkerStore, run: RunInProgress,
+    func runBatches(_ candidates: RunCandidates, mainStore: any WorkerStore, run: RunInProgress,
                     delivery: NotificationDelivery?, summary: inout RunSummary) throws {
-        let (options, logger, candidates) = (run.options, run.logger, selected.candidates)
+        let (options, logger) = (run.options, run.logger)
         let queue = BatchQueue(candidates: candidates.userIDs, batchSize: candidates.batchSize(users: options.batchSize))
         var selectedMetadata: Logger.Metadata = ["candidates": "\(queue.candidateCount)"]
         if candidates.idsPerUser > 1 {
@@ -73,7 +79,7 @@ extension NightlyRunner {
         logger.info("candidates selected", metadata: selectedMetadata)
         queue.state.withLock { $0.summary = summary }
         let workers = min(options.workers, max(1, (queue.candidateCount + queue.batchSize - 1) / queue.batchSize))
-        let worker = BatchWorker(runner: self, queue: queue, run: run, selected: selected, delivery: delivery)
+        let worker = BatchWorker(runner: self, queue: queue, run: run, selected: candidates, delivery: delivery)
         if workers <= 1 {
             worker.work(store: mainStore, logger: logger)
         } else {
@@ -82,14 +88,7 @@ extension NightlyRunner {
                 var workerLogger = logger
                 workerLogger[metadataKey: "worker"] = "\(index)"
                 let store: any WorkerStore
-                do {
-                    store = try stores.worker()
-                } catch {
-                    queue.state.withLock { state in
-                        if state.failure == nil { (state.failure, state.failureIsConnecting) = (error, true) }
-                    }
-                    return
-                }
+                do { store = try stores.worker() } catch { return queue.fail(error, connecting: true) }
                 worker.work(store: store, logger: workerLogger)
                 queue.state.withLock { $0.summary.roundTrips += store.roundTrips }
             }
@@ -106,8 +105,7 @@ extension NightlyRunner {
     }
 }
 
-/// What a worker's connection serves: its batches' reads and writes, their outbox batches
-/// marked emitted, the run's claims renewed.
+/// A worker's connection: its batches' reads and writes, outbox marks, claim renewals.
 typealias WorkerStore = BatchStore & OutboxStore & ClaimStore
 
 /// What every worker of a run shares: the queue, the run and what it selected.
@@ -115,7 +113,7 @@ struct BatchWorker: Sendable {
     let runner: NightlyRunner
     let queue: BatchQueue
     let run: RunInProgress
-    let selected: SelectedCandidates
+    let selected: RunCandidates
     var options: RunOptions { run.options }
     /// With a webhook: the thread that posts the committed batches (nil: written here).
     let delivery: NotificationDelivery?
@@ -143,9 +141,7 @@ struct BatchWorker: Sendable {
                 try run.claims?.renewIfDue(using: store)
             }
         } catch {
-            queue.state.withLock { state in
-                if state.failure == nil || state.failureIsConnecting { (state.failure, state.failureIsConnecting) = (error, false) }
-            }
+            queue.fail(error, connecting: false)
         }
     }
 

@@ -4,8 +4,7 @@ import Synchronization
 
 /// How a scheduled run reads the candidates of the partitions it holds: one strategy,
 /// chosen by `choose` from where the selection starts. Each reads index ranges or primary
-/// keys only; `evaluate` then decides who is due. (A `--user` rerun takes the ids it is
-/// given and reads none.)
+/// keys only; `evaluate` then decides who is due.
 enum CandidateSelection {
     /// A first run (`SelectionStart.isFirstRun`): every user id of the two tables. Of every
     /// partition, the range from the lowest to the highest id when at least half of it are
@@ -20,30 +19,31 @@ enum CandidateSelection {
 
     /// The strategy for the `held` partitions; `lateRows`: the late-row sweep's slices.
     ///
-    /// The partitions are shared out (`shares` > 1: each share selected on a connection of
-    /// its own, at once) only when the selection reads a whole table's worth of users: no
-    /// watermark yet, or every state under another rules version. At a million users such a
-    /// selection (a scan of `user_settings`, a million ids sent) takes 2.5 s on one core
-    /// while the other idles. A share per core, not per worker: a partition's users lie all
-    /// over the table, so every share scans all of it, and more shares than cores only
-    /// repeat the scan (at a million users on two cores, 4 shares took 533 ms, 2 shares
-    /// 355 ms, 1 share 463 ms). Otherwise the selection is a few index ranges, one statement
-    /// on the run's own connection: a connection per share would double the time of a run
-    /// with nothing due (0.14 s instead of 0.07 s at a million users).
+    /// The partitions are shared out (each share selected on a connection of its own, at
+    /// once) only when the selection reads a whole table's worth of users: no watermark yet,
+    /// or every state under another rules version (at a million users, a scan of
+    /// `user_settings` sending a million ids takes 2.5 s on one core while the other idles).
+    /// A share per core, not per worker: every share scans the whole table, so more shares
+    /// than cores only repeat the scan (a million users, two cores: 4 shares 533 ms, 2
+    /// shares 355 ms, 1 share 463 ms). Otherwise the selection is a few index ranges on the
+    /// run's own connection: a connection per share would double the time of a run with
+    /// nothing due (0.14 s instead of 0.07 s at a million users).
     static func choose(held: [Int], start: SelectionStart, lateRows: [LateRowSlice],
                        options: RunOptions) -> CandidateSelection {
-        let readsEveryUser = start.oldestWatermark == nil || !start.selectedOtherRulesVersions.isEmpty
+        // Every state under these is a candidate: older versions (their users then wait for
+        // their rollout midnight, plan-rules.md section 2.1), after a rollback newer ones too.
+        let otherRulesVersions = start.olderRulesVersions + (options.rulesRollback ? start.newerRulesVersions : [])
+        let readsEveryUser = start.oldestWatermark == nil || !otherRulesVersions.isEmpty
         let shares = readsEveryUser
             ? min(options.workers, held.count, options.selectionShares ?? WorkerThreads.usableCores()) : 1
         if start.isFirstRun { return .everyUser(shares: shares) }
         return .changedOrDueUsers(
             changedSince: start.oldestWatermark.map { $0.adding(seconds: -options.changeLookbackSeconds) },
-            lateRows: lateRows, otherRulesVersions: start.selectedOtherRulesVersions, shares: shares)
+            lateRows: lateRows, otherRulesVersions: otherRulesVersions, shares: shares)
     }
 
-    /// The candidates of `held` at `asOf`, read on `store`; with several shares, each share
-    /// is selected on a store of its own from `connect`, at once. Each share is one
-    /// statement, so its watermark comes from the rows it selected.
+    /// The candidates of `held` at `asOf`, read on `store`, or each share on a store of its
+    /// own from `connect`, at once: one statement a share, its watermark from its rows.
     func read(held: [Int], asOf: Instant, store: any CandidateStore,
               connect: @escaping @Sendable () throws -> any CandidateStore) throws -> RunCandidates {
         let (shareCount, lateRows): (Int, [LateRowSlice])
@@ -96,13 +96,16 @@ enum CandidateSelection {
     }
 }
 
-/// A run's candidates: every share's `CandidateIDs` together.
+/// A run's candidates (every share's `CandidateIDs` together), and what else its selection
+/// decided: the rules version's rollout every evaluation uses, the newer versions whose
+/// users it leaves alone, where the watermarks and the late-row sweep move once it completes.
 struct RunCandidates {
     var userIDs = UserIDSet([])
-    /// The watermark each group of partitions may advance to once the run completes.
     var watermarks: [(partitions: [Int], newest: Instant)] = []
-    /// `CandidateIDs.idsPerUser`: the ids are a range with gaps when more than 1.
-    var idsPerUser: Double = 1
+    var sweep = LateRowSweep.Step()
+    var rollout = RulesRollout()
+    var newerRulesVersions: [String] = []
+    var idsPerUser: Double = 1  // `CandidateIDs.idsPerUser`
     /// The candidates the late-row sweep alone found (also in `userIDs`).
     var lateUserIDs = UserIDSet([])
     /// Made on connections opened for the selection (the main connection counts its own).

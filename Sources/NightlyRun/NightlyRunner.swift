@@ -86,7 +86,7 @@ public struct NightlyRunner: Sendable {
         if !options.dryRun, let limit = options.asOfLeadLimit {
             try refuseIfAhead(options.asOf, limit: limit, store: store)
         }
-        let run = RunInProgress(options: options, logger: logger,
+        var run = RunInProgress(options: options, logger: logger,
                                 runID: try options.dryRun ? 0 : recordStart(options, store: store))
         if !options.dryRun { summary.runID = run.runID }
         var delivery: NotificationDelivery?
@@ -97,10 +97,7 @@ public struct NightlyRunner: Sendable {
                                                     stopRequested: options.stopRequested)
                 delivery?.start()
             }
-            var held = run.wantedPartitions
-            if let claims = run.claims {
-                held = try claim(held, keeper: claims, store: store, run: run, summary: &summary)
-            }
+            let held = try claim(run.wantedPartitions, store: store, run: &run, summary: &summary)
             run.logger.info("run started", metadata: [
                 "as_of": "\(options.asOf.rfc3339)", "dry_run": "\(options.dryRun)",
                 "users_requested": "\(options.manualUsers.count)", "partitions": "\(held.count)",
@@ -167,28 +164,28 @@ public struct NightlyRunner: Sendable {
 
     /// The candidates of the `held` partitions (`CandidateSelection`), or the `--user` ids
     /// as given, with the rules version's rollout every evaluation uses.
-    private func selectCandidates(of held: [Int], store: any CandidateStore & RolloutStore & ClaimStore,
-                                  run: RunInProgress, summary: inout RunSummary) throws -> SelectedCandidates {
+    private func selectCandidates(of held: [Int], store: any CandidateStore & RunLogStore & ClaimStore,
+                                  run: RunInProgress, summary: inout RunSummary) throws -> RunCandidates {
         let options = run.options
         // A `--user` rerun recomputes with this binary's version whatever the rollout.
-        var selected = SelectedCandidates(
-            candidates: RunCandidates(userIDs: UserIDSet(inGivenOrder: options.manualUsers)),
-            rollout: RulesRollout(atOnceForOlder: options.rulesAtOnce, atOnceForNewer: options.rulesRollback))
-        guard !run.manual, !held.isEmpty else { return selected }
-        var start = try store.selectionStart(of: held)
-        selected.rollout = try startRollout(selected.rollout, start: &start, store: store, run: run, summary: &summary)
-        if !options.rulesRollback { selected.newerRulesVersions = start.newerRulesVersions }
-        selected.sweep = options.lateRowSweep.step(held: held, start: start, asOf: options.asOf,
-                                                   everyRowRead: start.oldestWatermark == nil)
-        selected.candidates = try CandidateSelection.choose(held: held, start: start, lateRows: selected.sweep.slices,
-                                                            options: options)
+        let rollout = RulesRollout(atOnceForOlder: options.rulesAtOnce, atOnceForNewer: options.rulesRollback)
+        guard !run.manual, !held.isEmpty else {
+            return RunCandidates(userIDs: UserIDSet(inGivenOrder: options.manualUsers), rollout: rollout)
+        }
+        let start = try store.selectionStart(of: held)
+        let startedRollout = try startRollout(rollout, start: start, store: store, run: run, summary: &summary)
+        let sweep = options.lateRowSweep.step(held: held, start: start, asOf: options.asOf,
+                                              everyRowRead: start.oldestWatermark == nil)
+        var selected = try CandidateSelection.choose(held: held, start: start, lateRows: sweep.slices, options: options)
             .read(held: held, asOf: options.asOf, store: store, connect: { try stores.worker() })
-        summary.roundTrips += selected.candidates.roundTrips
-        summary.connections += selected.candidates.connections
+        (selected.sweep, selected.rollout) = (sweep, startedRollout)
+        if !options.rulesRollback { selected.newerRulesVersions = start.newerRulesVersions }
+        summary.roundTrips += selected.roundTrips
+        summary.connections += selected.connections
         try run.claims?.renew(using: store)
-        if !selected.candidates.lateUserIDs.isEmpty {
+        if !selected.lateUserIDs.isEmpty {
             run.logger.notice("rows older than the change watermark found by the late-row sweep", metadata: [
-                "candidates": "\(selected.candidates.lateUserIDs.count)",
+                "candidates": "\(selected.lateUserIDs.count)",
             ])
         }
         return selected
@@ -196,7 +193,7 @@ public struct NightlyRunner: Sendable {
 
     /// Counts, and reports, the due users of `held` whose plans a newer rules version made:
     /// this binary never replaces them.
-    private func countUsersLeftToNewerRules(_ newerRulesVersions: [String], of held: [Int], store: any RolloutStore,
+    private func countUsersLeftToNewerRules(_ newerRulesVersions: [String], of held: [Int], store: any CandidateStore,
                                             run: RunInProgress, summary: inout RunSummary) throws {
         guard !newerRulesVersions.isEmpty else { return }
         summary.counts.leftToNewerRules += try store.dueUsersUnder(newerRulesVersions, asOf: run.options.asOf,
@@ -211,13 +208,12 @@ public struct NightlyRunner: Sendable {
     /// Advances the change watermarks and the late-row sweep's positions of `held` to where
     /// this completed run's selection ended. Fenced: only the holder of the partitions may
     /// move them. A partition's sweep position lives in its watermark row.
-    private func recordWhereSelectionEnds(_ selected: SelectedCandidates, of held: [Int],
+    private func recordWhereSelectionEnds(_ selected: RunCandidates, of held: [Int],
                                           store: any CandidateStore & ClaimStore, runID: Int64) throws {
-        let watermarks = selected.candidates.watermarks
-        guard !watermarks.isEmpty || !selected.sweep.positions.isEmpty else { return }
+        guard !selected.watermarks.isEmpty || !selected.sweep.positions.isEmpty else { return }
         try store.inTransaction {
             try store.fenceClaims(held, runID: runID)
-            for watermark in watermarks {
+            for watermark in selected.watermarks {
                 try store.advanceWatermarks(of: watermark.partitions, to: watermark.newest)
             }
             for advance in selected.sweep.positions {
@@ -238,15 +234,14 @@ public struct NightlyRunner: Sendable {
     /// The rules version's rollout for a scheduled run (plan-rules.md section 2.1): the
     /// first run that finds a plan of an older version records its instant as the rollout
     /// start (a dry run only assumes it); a rollback forgets newer versions' starts and
-    /// selects their users. Sets which other versions' states the selection reads.
-    private func startRollout(_ rollout: RulesRollout, start: inout SelectionStart, store: any RolloutStore,
+    /// selects their users.
+    private func startRollout(_ rollout: RulesRollout, start: SelectionStart, store: any RunLogStore,
                               run: RunInProgress, summary: inout RunSummary) throws -> RulesRollout {
         let (runID, options, logger) = (run.runID, run.options, run.logger)
         var rollout = rollout
         rollout.start = start.rolloutStart
-        let newer = start.newerRulesVersions
-        summary.newestRulesVersionSeen = newer.max { RulesVersionStanding(of: $0, against: $1) == .older } ?? rulesVersion
-        start.selectedOtherRulesVersions = start.olderRulesVersions + (options.rulesRollback ? newer : [])
+        summary.newestRulesVersionSeen = start.newerRulesVersions
+            .max { RulesVersionStanding(of: $0, against: $1) == .older } ?? rulesVersion
         if rollout.start == nil, !start.olderRulesVersions.isEmpty {
             if options.dryRun {
                 rollout.start = options.asOf
@@ -282,15 +277,18 @@ public struct NightlyRunner: Sendable {
 
     /// Claims the free partitions of `wanted` (taking over those of runs that died or
     /// whose claims expired) and reports, never silently, those other runs hold.
-    private func claim(_ wanted: [Int], keeper: ClaimKeeper, store: any RunLogStore & ClaimStore, run: RunInProgress,
+    private func claim(_ wanted: [Int], store: any RunLogStore & ClaimStore, run: inout RunInProgress,
                        summary: inout RunSummary) throws -> [Int] {
+        // A dry run and a manual rerun claim nothing: the one writes nothing, the other
+        // locks its users' partitions in each of its transactions.
+        guard !run.options.dryRun, !run.manual else { return wanted }
         let (runID, options, logger) = (run.runID, run.options, run.logger)
         let dead = Set(try store.partitionHolders(wanted, except: runID)
             .filter { holder in holder.processKey.map(ProcessIdentity.isGone(key:)) ?? false }
             .map(\.runID))
         let (held, takenFrom) = try store.claimPartitions(wanted, runID: runID, ttl: options.claimTTL,
                                                          takingOverFrom: dead.sorted())
-        keeper.claimed(held)
+        run.claims = ClaimKeeper(runID: runID, ttl: options.claimTTL, partitions: held)
         if !takenFrom.isEmpty {
             logger.notice("took over the partitions of runs that ended without finishing", metadata: [
                 "runs": "\(takenFrom.map(String.init).joined(separator: ","))",
@@ -331,7 +329,6 @@ public struct NightlyRunner: Sendable {
     /// the run's own is gone. Best effort: the database may be what failed; then the row
     /// stays `running` (a later run marks it `abandoned`) and the claims expire.
     private func recordFailure(of runID: Int64, summary: RunSummary, error: Error, store: any RunLogStore & ClaimStore) {
-        guard runID != 0 else { return }
         let target: (any RunLogStore & ClaimStore)? = store.isUsable ? store : try? stores.worker()
         guard let target else { return }
         try? target.finishRun(runID, status: .failed, counts: summary.counts,
@@ -352,15 +349,13 @@ struct RunInProgress {
     /// The run's `plan_runs` id; 0 in a dry run, which records nothing.
     let runID: Int64
     let logger: Logger
-    /// A dry run and a manual rerun claim nothing: the one writes nothing, the other locks
-    /// its users' partitions in each of its transactions.
-    let claims: ClaimKeeper?
+    /// The run's claims once it holds its partitions (`claim`); none in a dry run or a rerun.
+    var claims: ClaimKeeper?
 
     init(options: RunOptions, logger: Logger, runID: Int64) {
         var logger = logger
         if !options.dryRun { logger[metadataKey: "run_id"] = "\(runID)" }
         (self.options, self.runID, self.logger) = (options, runID, logger)
-        claims = options.dryRun || !options.manualUsers.isEmpty ? nil : ClaimKeeper(runID: runID, ttl: options.claimTTL)
     }
 
     /// `--user`: exactly these users, whatever is due.
@@ -372,13 +367,4 @@ struct RunInProgress {
         if let shard = options.shard { return UserPartitions.forShard(index: shard.index, of: shard.count) }
         return Array(0..<UserPartitions.count)
     }
-}
-
-/// What a run selected: its candidates, the rollout every evaluation uses, the versions
-/// whose users it leaves alone, and where the late-row sweep moves once the run completes.
-struct SelectedCandidates {
-    var candidates: RunCandidates
-    var rollout: RulesRollout
-    var newerRulesVersions: [String] = []
-    var sweep = LateRowSweep.Step()
 }

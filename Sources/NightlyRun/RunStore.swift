@@ -14,7 +14,8 @@ public protocol StoreConnection: AnyObject {
     func inTransaction<T>(_ body: () throws -> T) throws -> T
 }
 
-/// The run's record (`plan_runs`, RunLog.swift).
+/// The run's record (`plan_runs`, RunLog.swift) and the rules versions' rollouts runs
+/// record (RulesRollouts.swift).
 public protocol RunLogStore: StoreConnection {
     /// The database's clock when the store was opened, else asked now.
     func databaseNow() throws -> Instant
@@ -23,6 +24,9 @@ public protocol RunLogStore: StoreConnection {
                    durationMs: Int64, error: String?, newestRulesVersionSeen: String?) throws
     func runningRuns(except runID: Int64) throws -> [(runID: Int64, processKey: String?)]
     func markAbandoned(_ runIDs: [Int64], by runID: Int64) throws
+    func rulesRollouts() throws -> [RulesRolloutRecord]
+    func recordRolloutStart(of version: String, at instant: Instant, runID: Int64) throws -> Instant
+    func forgetRollouts(of versions: [String]) throws
 }
 
 /// Claims on user partitions (PartitionClaims.swift).
@@ -35,14 +39,6 @@ public protocol ClaimStore: StoreConnection {
     func fenceClaims(_ partitions: [Int], runID: Int64) throws
 }
 
-/// Rules versions' rollouts (RulesRollouts.swift).
-public protocol RolloutStore: StoreConnection {
-    func rulesRollouts() throws -> [RulesRolloutRecord]
-    func recordRolloutStart(of version: String, at instant: Instant, runID: Int64) throws -> Instant
-    func forgetRollouts(of versions: [String]) throws
-    func dueUsersUnder(_ versions: [String], asOf: Instant, partitions: [Int]) throws -> Int
-}
-
 /// The candidates, where their selection starts and where it ends (DueUsers.swift).
 public protocol CandidateStore: StoreConnection {
     func selectionStart(of partitions: [Int]) throws -> SelectionStart
@@ -52,6 +48,7 @@ public protocol CandidateStore: StoreConnection {
                            otherRulesVersions: [String]) throws -> CandidateIDs
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws
     func advanceSweep(of partitions: [Int], to position: SweepPosition) throws
+    func dueUsersUnder(_ versions: [String], asOf: Instant, partitions: [Int]) throws -> Int
 }
 
 /// A batch's read and writes (UserLoading.swift, BatchWrite.swift).
@@ -70,7 +67,7 @@ public protocol OutboxStore: StoreConnection {
 }
 
 /// Every role of a run on one connection: the run's own, a worker's.
-public typealias RunStore = RunLogStore & ClaimStore & RolloutStore & CandidateStore & BatchStore & OutboxStore
+public typealias RunStore = RunLogStore & ClaimStore & CandidateStore & BatchStore & OutboxStore
 
 /// What delivering the outbox needs from the database (Delivery.swift). Each process
 /// delivering holds its own connection for it (never a worker's).
@@ -85,11 +82,10 @@ public protocol DeliveryStore: AnyObject {
     func recordRefusal(of batchID: Int64, refusal: String) throws
 }
 
-extension PlanStore: RunLogStore, ClaimStore, RolloutStore, CandidateStore, BatchStore, OutboxStore, DeliveryStore {}
+extension PlanStore: RunLogStore, ClaimStore, CandidateStore, BatchStore, OutboxStore, DeliveryStore {}
 
 /// How a run gets its stores: the main one, checked for the access the run needs, and one
-/// per worker or selection share (`worker`, the database already checked). The CLI makes
-/// them on PostgreSQL connections (`ConnectionOptions.runStores`).
+/// per worker or selection share (the database already checked). Made by the CLI.
 public struct RunStores: Sendable {
     public var main: @Sendable (_ access: PlanStore.Access) throws -> any RunStore
     public var worker: @Sendable () throws -> any RunStore

@@ -1,10 +1,9 @@
 import PlanRules
 import Postgres
 
-/// The candidate ids of some partitions, as one statement of the selection reads them
-/// (`PlanStore.changedOrDueUsers`, `everyUserByID`, `everyUserByIDRange`): who a run looks
-/// at, without reading every user's row. `evaluate` then decides exactly; a candidate that
-/// turns out not due costs one row read.
+/// The candidate ids of some partitions as one statement reads them (`changedOrDueUsers`,
+/// `everyUserByID`, `everyUserByIDRange`), without reading every user's row. `evaluate`
+/// then decides exactly; a candidate that turns out not due costs one row read.
 public struct CandidateIDs: Sendable {
     public var userIDs: UserIDSet
     /// The largest finite `updated_at` among the changed rows read (nil if none).
@@ -21,11 +20,6 @@ public struct CandidateIDs: Sendable {
 /// What a run knows before it selects its users (`selectionStart(of:)`).
 public struct SelectionStart: Sendable {
     public var oldestWatermark: Instant?
-    /// The rules versions of the users' latest evaluations other than the job's that the
-    /// run selects every state of: the older ones, whose users the job's version evaluates
-    /// once (then they wait for their rollout midnight, section 2.1), and after a rollback
-    /// the newer ones too (`PlanStore.changedOrDueUsers`).
-    public var selectedOtherRulesVersions: [String]
     /// The distinct rules versions of the users' latest evaluations (`plan_state`).
     public var rulesVersionsInUse: [String]
     /// Some `plan_state` row carries this binary's rules version: a user has been evaluated
@@ -42,7 +36,6 @@ public struct SelectionStart: Sendable {
                 sweepPositions: [Int: SweepPosition] = [:], userIDs: ClosedRange<Int64>? = nil) {
         self.oldestWatermark = oldestWatermark
         self.rulesVersionsInUse = rulesVersionsInUse
-        self.selectedOtherRulesVersions = rulesVersionsInUse.filter { RulesVersionStanding(of: $0) == .older }
         self.plansUnderTheseRules = plansUnderTheseRules
         self.sweepPositions = sweepPositions
         self.userIDs = userIDs
@@ -127,7 +120,6 @@ extension PlanStore {
             }
             let versions = try row.optionalStringArray("versions")?.compactMap { $0 } ?? []
             start.rulesVersionsInUse = versions
-            start.selectedOtherRulesVersions = versions.filter { RulesVersionStanding(of: $0) == .older }
             start.plansUnderTheseRules = versions.contains(rulesVersion)
             start.rolloutStart = try row.optionalInt64("rollout_start").map(Instant.init(microsecondsSinceEpoch:))
             if let low = try row.optionalInt64("low_user_id"), let high = try row.optionalInt64("high_user_id") {
@@ -168,8 +160,7 @@ extension PlanStore {
     ///   for their midnight (`plan_state.scheduled_updated_at`, sql/0009), which the next
     ///   source brings back at that midnight;
     /// - users whose next scheduled change (midnight of a pending change, phase switch,
-    ///   birthday) has come, and the states under `otherRulesVersions`
-    ///   (`SelectionStart.selectedOtherRulesVersions`) — both ranges of one
+    ///   birthday) has come, and the states under `otherRulesVersions` — both ranges of one
     ///   `plan_state(rules_version, next_check_at)` index (sql/0007);
     /// - with `changedSince`, the ids of the `lateRows` slices whose row is older than it and
     ///   later than the `updated_at` the job saw (or that have no state): the late-row sweep.
@@ -197,11 +188,10 @@ extension PlanStore {
         try candidates(Self.everyUserSQL(asOf: asOf, partitions: partitions), partitions: partitions, indexOnly: false)
     }
 
-    /// Runs one selection statement: one statement, so the newest `updated_at` (the next
-    /// watermark) comes from the very rows selected. It arrives as one extra row with a NULL
-    /// user id; the ids arrive unsorted and possibly twice (`UNION ALL`), and `UserIDSet`
-    /// orders them and keeps each once: at a million users a server-side UNION spilled a
-    /// sort to disk, and converting every changed row's timestamp cost as much again.
+    /// One statement, so the newest `updated_at` (the next watermark) comes from the very
+    /// rows selected, as one extra row with a NULL user id (converting every changed row's
+    /// timestamp cost as much as a server-side UNION, which spilled a sort to disk at a
+    /// million users): the ids arrive unsorted, possibly twice, and `UserIDSet` sorts them.
     private func candidates(_ selection: SQLQuery, partitions: [Int], indexOnly: Bool) throws -> CandidateIDs {
         var ids = UserIDSet.Builder()
         var lateIDs = UserIDSet.Builder()

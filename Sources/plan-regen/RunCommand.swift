@@ -222,8 +222,7 @@ struct RunCommand: ParsableCommand {
 }
 
 extension ConnectionOptions {
-    /// A run's stores, each on a connection of its own; `logger` warns of what opening the
-    /// main store found wrong but not fatal (a missing index on user_settings).
+    /// A run's stores, each on a connection of its own; `logger` warns of a missing index.
     func runStores(logger: Logger) -> RunStores {
         let connected = { @Sendable in PlanStore(connection: try connect(), timeouts: timeouts) }
         return RunStores(main: { access in
