@@ -69,7 +69,7 @@ let package = Package(
         .target(
             name: "NightlyRun",
             dependencies: [
-                "PlanStore", "PlanJSON", "PlanRules", "Postgres", "Webhooks", "LineOutput",
+                "PlanStore", "PlanJSON", "PlanRules", "Webhooks", "LineOutput",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: faultInjectionInDebugBuilds + crossModuleOptimization

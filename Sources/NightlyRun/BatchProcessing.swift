@@ -17,12 +17,10 @@ struct BatchOutcome {
 }
 
 extension NightlyRunner {
-    /// Loads and evaluates one batch of users; pure apart from the one read.
-    ///
-    /// `lateCandidates`: the run's candidates found by the late-row sweep alone.
-    func process(_ userIDs: [Int64], store: any RunStore, after partitionGuard: PartitionGuard? = nil,
-                 options: RunOptions, manual: Bool, lateCandidates: UserIDSet, rollout: RulesRollout,
-                 logger: Logger) throws -> BatchOutcome {
+    /// Loads and evaluates one batch of `selected`'s users; pure apart from the one read.
+    func process(_ userIDs: [Int64], store: any BatchStore, after partitionGuard: PartitionGuard? = nil,
+                 run: RunInProgress, selected: RunCandidates, logger: Logger) throws -> BatchOutcome {
+        let (options, manual, rollout, lateCandidates) = (run.options, run.manual, selected.rollout, selected.lateUserIDs)
         var outcome = BatchOutcome(write: BatchWrite(reservingFor: userIDs.count))
         // Each user moved out of the batch (reversed once, then popped), so that it is a
         // local the calls below borrow: iterating copied each user out of the array, and

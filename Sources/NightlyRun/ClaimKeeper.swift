@@ -1,6 +1,3 @@
-import Dispatch
-import PlanStore
-import Postgres
 import Synchronization
 
 /// Keeps a run's partition claims alive while it makes progress: any worker, after a
@@ -10,44 +7,27 @@ import Synchronization
 final class ClaimKeeper: Sendable {
     let runID: Int64
     let ttl: Duration
-    private struct State {
-        var partitions: [Int] = []
-        var lastRenewal = DispatchTime.now()
-    }
-    private let state = Mutex(State())
+    /// The partitions the run claimed.
+    let partitions: [Int]
+    private let lastRenewal = Mutex(ContinuousClock.now)
 
-    init(runID: Int64, ttl: Duration) {
-        self.runID = runID
-        self.ttl = ttl
+    /// The claims just made (or renewed) on `partitions`.
+    init(runID: Int64, ttl: Duration, partitions: [Int]) {
+        (self.runID, self.ttl, self.partitions) = (runID, ttl, partitions)
     }
-
-    /// The partitions the run claimed (at `now`).
-    func claimed(_ partitions: [Int]) {
-        state.withLock {
-            $0.partitions = partitions
-            $0.lastRenewal = DispatchTime.now()
-        }
-    }
-
-    /// The partitions the run holds.
-    var partitions: [Int] { state.withLock { $0.partitions } }
 
     /// Renews the claims on `store`'s connection.
-    func renew(using store: any RunStore) throws {
-        let partitions = self.partitions
+    func renew(using store: any ClaimStore) throws {
         try store.renewClaims(partitions, runID: runID, ttl: ttl)
-        state.withLock { $0.lastRenewal = DispatchTime.now() }
+        lastRenewal.withLock { $0 = ContinuousClock.now }
     }
 
     /// Renews the claims if a quarter of the TTL has passed since the last renewal.
-    func renewIfDue(using store: any RunStore) throws {
-        let quarter = UInt64(TransactionSettings.milliseconds(ttl)) * 1_000_000 / 4
-        let due = state.withLock { state -> Bool in
-            guard DispatchTime.now().uptimeNanoseconds - state.lastRenewal.uptimeNanoseconds >= quarter else {
-                return false
-            }
+    func renewIfDue(using store: any ClaimStore) throws {
+        let due = lastRenewal.withLock { last -> Bool in
+            guard ContinuousClock.now - last >= ttl / 4 else { return false }
             // Claimed by this worker: the others skip until the next quarter.
-            state.lastRenewal = DispatchTime.now()
+            last = ContinuousClock.now
             return true
         }
         if due { try renew(using: store) }

@@ -3,7 +3,6 @@ import LineOutput
 import Logging
 import PlanRules
 import PlanStore
-import Postgres
 
 /// The result of one run, for the summary line, `plan_runs` and the exit code.
 public struct RunSummary: Sendable {
@@ -77,6 +76,9 @@ public struct NightlyRunner: Sendable {
         self.webhook = webhook
     }
 
+    /// One run, phase by phase: records its start, claims its partitions, emits what earlier
+    /// runs left pending, selects the candidates, runs the batches, records where the
+    /// selection ended, then the run's end.
     public func run(_ options: RunOptions) throws -> RunSummary {
         let started = DispatchTime.now()
         var summary = RunSummary()
@@ -84,169 +86,162 @@ public struct NightlyRunner: Sendable {
         if !options.dryRun, let limit = options.asOfLeadLimit {
             try refuseIfAhead(options.asOf, limit: limit, store: store)
         }
-        let manual = !options.manualUsers.isEmpty
-        let wanted: [Int]
-        if manual {
-            wanted = UserPartitions.partitions(of: options.manualUsers)
-        } else if let shard = options.shard {
-            wanted = UserPartitions.forShard(index: shard.index, of: shard.count)
-        } else {
-            wanted = Array(0..<UserPartitions.count)
-        }
-
-        var runLogger = logger
-        var runID: Int64 = 0
-        if !options.dryRun {
-            let me = ProcessIdentity.current
-            runID = try store.startRun(RunRecord(
-                asOf: options.asOf, dryRun: false, requestedUsers: manual ? options.manualUsers : nil,
-                shard: options.shard?.description, binaryVersion: options.binaryVersion,
-                rulesVersion: rulesVersion, tzdataVersion: zones.version,
-                host: me.host, pid: me.pid, processKey: me.key, rulesAction: options.rulesAction))
-            summary.runID = runID
-            runLogger[metadataKey: "run_id"] = "\(runID)"
-        }
-        // A dry run and a manual rerun claim nothing: the one writes nothing, the other
-        // locks its users' partitions in each of its transactions.
-        let claims = options.dryRun || manual ? nil : ClaimKeeper(runID: runID, ttl: options.claimTTL)
+        var run = RunInProgress(options: options, logger: logger,
+                                runID: try options.dryRun ? 0 : recordStart(options, store: store))
+        if !options.dryRun { summary.runID = run.runID }
         var delivery: NotificationDelivery?
         do {
             if let webhook, !options.dryRun {
                 // Started first: it delivers what earlier runs left pending while this one plans.
-                delivery = try webhook.makeDelivery(stores: stores, logger: runLogger,
+                delivery = try webhook.makeDelivery(stores: stores, logger: run.logger,
                                                     stopRequested: options.stopRequested)
                 delivery?.start()
             }
-            var held = wanted
-            if let claims {
-                held = try claim(wanted, keeper: claims, store: store, summary: &summary, options: options,
-                                 logger: runLogger)
-            }
-            runLogger.info("run started", metadata: [
+            let held = try claim(run.wantedPartitions, store: store, run: &run, summary: &summary)
+            run.logger.info("run started", metadata: [
                 "as_of": "\(options.asOf.rfc3339)", "dry_run": "\(options.dryRun)",
                 "users_requested": "\(options.manualUsers.count)", "partitions": "\(held.count)",
             ])
-            if let claims, !held.isEmpty, delivery == nil {
-                let leftovers = try emitPending(partitions: held, store: store, runID: runID)
-                if leftovers > 0 {
-                    runLogger.notice("emitted notifications left pending by an earlier run",
-                                     metadata: ["notifications": "\(leftovers)"])
-                }
-                try claims.renew(using: store)
+            if let claims = run.claims, !held.isEmpty, delivery == nil {
+                try emitLeftovers(of: held, claims: claims, store: store, run: run)
             }
-
-            var selected = DueUsersSelected(candidates: UserIDSet([]), watermarks: [])
-            var sweep = LateRowSweep.Step()
-            // A `--user` rerun recomputes with this binary's version whatever the rollout.
-            var rollout = RulesRollout(atOnceForOlder: options.rulesAtOnce, atOnceForNewer: options.rulesRollback)
-            var newerRulesVersions: [String] = []
-            if manual {
-                selected.candidates = UserIDSet(inGivenOrder: options.manualUsers)
-            } else if !held.isEmpty {
-                var start = try store.selectionStart(of: held)
-                rollout = try startRollout(rollout, start: &start, store: store, runID: runID, options: options,
-                                           summary: &summary, logger: runLogger)
-                if !options.rulesRollback { newerRulesVersions = start.newerRulesVersions }
-                let since = start.oldestWatermark.map { $0.adding(seconds: -options.changeLookbackSeconds) }
-                sweep = options.lateRowSweep.step(held: held, start: start, asOf: options.asOf,
-                                                  everyRowRead: since == nil)
-                selected = try selectDueUsers(of: held, changedSince: since, start: start, lateRows: sweep.slices,
-                                              store: store, options: options)
-                summary.roundTrips += selected.roundTrips
-                summary.connections += selected.connections
-                try claims?.renew(using: store)
-                if !selected.lateCandidates.isEmpty {
-                    runLogger.notice("rows older than the change watermark found by the late-row sweep", metadata: [
-                        "candidates": "\(selected.lateCandidates.count)",
-                    ])
-                }
-            }
-            let newWatermarks = selected.watermarks
-            let batches = BatchQueue(candidates: selected.candidates,
-                                     batchSize: Int((Double(options.batchSize) * selected.idsPerUser).rounded(.up)))
-            var selectedMetadata: Logger.Metadata = ["candidates": "\(batches.candidateCount)"]
-            if selected.idsPerUser > 1 {
-                // The candidates are an id range with gaps: say how many of them are users.
-                selectedMetadata["users"] = "\(Int((Double(batches.candidateCount) / selected.idsPerUser).rounded()))"
-            }
-            runLogger.info("candidates selected", metadata: selectedMetadata)
-
-            let progress = try processBatches(batches, lateCandidates: selected.lateCandidates, rollout: rollout,
-                                              mainStore: store, runID: runID, options: options, manual: manual,
-                                              claims: claims, delivery: delivery, logger: runLogger)
-            summary.counts += progress.counts
-            summary.unknownUsers += progress.unknownUsers
-            summary.stoppedEarly = progress.stoppedEarly
-            summary.batches = progress.batches
-            summary.batchRoundTrips = progress.batchRoundTrips
-            summary.roundTrips += progress.workerRoundTrips
-            summary.connections += progress.workerConnections
-            if summary.stoppedEarly {
-                runLogger.notice("stop requested; the batches done so far are committed and emitted",
-                                 metadata: ["users_left": "\(batches.candidateCount - progress.usersDone)"])
-            }
-            if !newerRulesVersions.isEmpty {
-                summary.counts.leftToNewerRules += try store.dueUsersUnder(newerRulesVersions, asOf: options.asOf,
-                                                                           partitions: held)
-                runLogger.notice("users left to a newer rules version: never replaced by this binary", metadata: [
-                    "users": "\(summary.counts.leftToNewerRules)",
-                    "newest_rules_version": "\(summary.newestRulesVersionSeen ?? rulesVersion)",
-                    "rules_version": "\(rulesVersion)",
-                ])
-            }
-            if !options.dryRun, !manual, !summary.stoppedEarly, !newWatermarks.isEmpty || !sweep.positions.isEmpty {
-                // Fenced: only the holder of the partitions may move their watermarks and
-                // sweep positions. A partition's sweep position lives in its watermark row.
-                try store.inTransaction {
-                    try store.fenceClaims(held, runID: runID)
-                    for watermark in newWatermarks {
-                        try store.advanceWatermarks(of: watermark.partitions, to: watermark.newest)
-                    }
-                    for advance in sweep.positions {
-                        try store.advanceSweep(of: advance.partitions, to: advance.position)
-                    }
-                }
+            let selected = try selectCandidates(of: held, store: store, run: run, summary: &summary)
+            try runBatches(selected, mainStore: store, run: run, delivery: delivery, summary: &summary)
+            try countUsersLeftToNewerRules(selected.newerRulesVersions, of: held, store: store, run: run,
+                                           summary: &summary)
+            if !options.dryRun, !run.manual, !summary.stoppedEarly {
+                try recordWhereSelectionEnds(selected, of: held, store: store, runID: run.runID)
             }
             if let delivery {
-                let report = delivery.finish()
-                summary.delivery = report
-                if let failure = report.failure { throw RunError.delivery(reason: failure) }
-                report.log(to: runLogger)
+                summary.delivery = delivery.finish()
+                if let failure = summary.delivery?.failure { throw RunError.delivery(reason: failure) }
+                summary.delivery?.log(to: run.logger)
             }
         } catch {
             delivery?.abandon()
             summary.durationMs = elapsedMs(since: started)
-            if !options.dryRun { recordFailure(of: runID, summary: summary, error: error, store: store) }
+            if !options.dryRun { recordFailure(of: run.runID, summary: summary, error: error, store: store) }
             throw error
         }
         summary.counts.unknownUsers = summary.unknownUsers.count
         summary.durationMs = elapsedMs(since: started)
-        if !options.dryRun {
-            try store.finishRun(runID, status: summary.status, counts: summary.counts,
-                                partitionsHeldByOthers: summary.heldByOthers.count,
-                                durationMs: summary.durationMs, error: nil,
-                                newestRulesVersionSeen: summary.newestRulesVersionSeen)
-            if claims != nil { try store.releaseClaims(runID: runID) }
-        }
+        if !options.dryRun { try recordEnd(of: run, summary: summary, store: store) }
         summary.roundTrips += store.roundTrips
         for userID in summary.unknownUsers {
-            runLogger.error("no user_settings row for requested user; nothing done",
-                            metadata: ["user_id": "\(userID)"])
+            run.logger.error("no user_settings row for requested user; nothing done",
+                             metadata: ["user_id": "\(userID)"])
         }
         return summary
+    }
+
+    /// Records the run's start in `plan_runs`; returns its id.
+    private func recordStart(_ options: RunOptions, store: any RunLogStore) throws -> Int64 {
+        let me = ProcessIdentity.current
+        return try store.startRun(RunRecord(
+            asOf: options.asOf, dryRun: false,
+            requestedUsers: options.manualUsers.isEmpty ? nil : options.manualUsers,
+            shard: options.shard?.description, binaryVersion: options.binaryVersion,
+            rulesVersion: rulesVersion, tzdataVersion: zones.version,
+            host: me.host, pid: me.pid, processKey: me.key, rulesAction: options.rulesAction))
+    }
+
+    /// Emits every outbox line pending for `partitions` (left by a killed run or a broken
+    /// pipe), marking each chunk emitted after it is flushed, then renews the claims.
+    private func emitLeftovers(of partitions: [Int], claims: ClaimKeeper, store: any OutboxStore & ClaimStore,
+                               run: RunInProgress) throws {
+        var emitted = 0
+        while case let pending = try store.pendingNotifications(partitions: partitions, limit: 5000), !pending.isEmpty {
+            try notifications.emit(pending.map(\.payload))
+            try store.markEmitted(pending.map(\.notificationID), runID: run.runID)
+            emitted += pending.count
+        }
+        if emitted > 0 {
+            run.logger.notice("emitted notifications left pending by an earlier run",
+                              metadata: ["notifications": "\(emitted)"])
+        }
+        try claims.renew(using: store)
+    }
+
+    /// The candidates of the `held` partitions (`CandidateSelection`), or the `--user` ids
+    /// as given, with the rules version's rollout every evaluation uses.
+    private func selectCandidates(of held: [Int], store: any CandidateStore & RunLogStore & ClaimStore,
+                                  run: RunInProgress, summary: inout RunSummary) throws -> RunCandidates {
+        let options = run.options
+        // A `--user` rerun recomputes with this binary's version whatever the rollout.
+        let rollout = RulesRollout(atOnceForOlder: options.rulesAtOnce, atOnceForNewer: options.rulesRollback)
+        guard !run.manual, !held.isEmpty else {
+            return RunCandidates(userIDs: UserIDSet(inGivenOrder: options.manualUsers), rollout: rollout)
+        }
+        let start = try store.selectionStart(of: held)
+        let startedRollout = try startRollout(rollout, start: start, store: store, run: run, summary: &summary)
+        let sweep = options.lateRowSweep.step(held: held, start: start, asOf: options.asOf,
+                                              everyRowRead: start.oldestWatermark == nil)
+        var selected = try CandidateSelection.choose(held: held, start: start, lateRows: sweep.slices, options: options)
+            .read(held: held, asOf: options.asOf, store: store, connect: { try stores.worker() })
+        (selected.sweep, selected.rollout) = (sweep, startedRollout)
+        if !options.rulesRollback { selected.newerRulesVersions = start.newerRulesVersions }
+        summary.roundTrips += selected.roundTrips
+        summary.connections += selected.connections
+        try run.claims?.renew(using: store)
+        if !selected.lateUserIDs.isEmpty {
+            run.logger.notice("rows older than the change watermark found by the late-row sweep", metadata: [
+                "candidates": "\(selected.lateUserIDs.count)",
+            ])
+        }
+        return selected
+    }
+
+    /// Counts, and reports, the due users of `held` whose plans a newer rules version made:
+    /// this binary never replaces them.
+    private func countUsersLeftToNewerRules(_ newerRulesVersions: [String], of held: [Int], store: any CandidateStore,
+                                            run: RunInProgress, summary: inout RunSummary) throws {
+        guard !newerRulesVersions.isEmpty else { return }
+        summary.counts.leftToNewerRules += try store.dueUsersUnder(newerRulesVersions, asOf: run.options.asOf,
+                                                                   partitions: held)
+        run.logger.notice("users left to a newer rules version: never replaced by this binary", metadata: [
+            "users": "\(summary.counts.leftToNewerRules)",
+            "newest_rules_version": "\(summary.newestRulesVersionSeen ?? rulesVersion)",
+            "rules_version": "\(rulesVersion)",
+        ])
+    }
+
+    /// Advances the change watermarks and the late-row sweep's positions of `held` to where
+    /// this completed run's selection ended. Fenced: only the holder of the partitions may
+    /// move them. A partition's sweep position lives in its watermark row.
+    private func recordWhereSelectionEnds(_ selected: RunCandidates, of held: [Int],
+                                          store: any CandidateStore & ClaimStore, runID: Int64) throws {
+        guard !selected.watermarks.isEmpty || !selected.sweep.positions.isEmpty else { return }
+        try store.inTransaction {
+            try store.fenceClaims(held, runID: runID)
+            for watermark in selected.watermarks {
+                try store.advanceWatermarks(of: watermark.partitions, to: watermark.newest)
+            }
+            for advance in selected.sweep.positions {
+                try store.advanceSweep(of: advance.partitions, to: advance.position)
+            }
+        }
+    }
+
+    /// Records the run's end in `plan_runs` and gives up its claims.
+    private func recordEnd(of run: RunInProgress, summary: RunSummary, store: any RunLogStore & ClaimStore) throws {
+        try store.finishRun(run.runID, status: summary.status, counts: summary.counts,
+                            partitionsHeldByOthers: summary.heldByOthers.count,
+                            durationMs: summary.durationMs, error: nil,
+                            newestRulesVersionSeen: summary.newestRulesVersionSeen)
+        if run.claims != nil { try store.releaseClaims(runID: run.runID) }
     }
 
     /// The rules version's rollout for a scheduled run (plan-rules.md section 2.1): the
     /// first run that finds a plan of an older version records its instant as the rollout
     /// start (a dry run only assumes it); a rollback forgets newer versions' starts and
-    /// selects their users. Sets which other versions' states the selection reads.
-    private func startRollout(_ rollout: RulesRollout, start: inout SelectionStart, store: any RunStore, runID: Int64,
-                              options: RunOptions, summary: inout RunSummary, logger: Logger) throws -> RulesRollout {
+    /// selects their users.
+    private func startRollout(_ rollout: RulesRollout, start: SelectionStart, store: any RunLogStore,
+                              run: RunInProgress, summary: inout RunSummary) throws -> RulesRollout {
+        let (runID, options, logger) = (run.runID, run.options, run.logger)
         var rollout = rollout
         rollout.start = start.rolloutStart
-        let newer = start.newerRulesVersions
-        summary.newestRulesVersionSeen = newer.max { RulesVersionStanding(of: $0, against: $1) == .older } ?? rulesVersion
-        start.selectedOtherRulesVersions = start.olderRulesVersions + (options.rulesRollback ? newer : [])
+        summary.newestRulesVersionSeen = start.newerRulesVersions
+            .max { RulesVersionStanding(of: $0, against: $1) == .older } ?? rulesVersion
         if rollout.start == nil, !start.olderRulesVersions.isEmpty {
             if options.dryRun {
                 rollout.start = options.asOf
@@ -272,7 +267,7 @@ public struct NightlyRunner: Sendable {
 
     /// Throws `RunError.asOfAhead` when `asOf` is more than `limit` ahead of the database's
     /// clock, before the run writes anything (not even its `plan_runs` row).
-    private func refuseIfAhead(_ asOf: Instant, limit: Duration, store: any RunStore) throws {
+    private func refuseIfAhead(_ asOf: Instant, limit: Duration, store: any RunLogStore) throws {
         let databaseNow = try store.databaseNow()
         let leadSeconds = (asOf.microsecondsSinceEpoch - databaseNow.microsecondsSinceEpoch) / 1_000_000
         if leadSeconds > limit.components.seconds {
@@ -282,15 +277,18 @@ public struct NightlyRunner: Sendable {
 
     /// Claims the free partitions of `wanted` (taking over those of runs that died or
     /// whose claims expired) and reports, never silently, those other runs hold.
-    private func claim(_ wanted: [Int], keeper: ClaimKeeper, store: any RunStore, summary: inout RunSummary,
-                       options: RunOptions, logger: Logger) throws -> [Int] {
-        let runID = keeper.runID
+    private func claim(_ wanted: [Int], store: any RunLogStore & ClaimStore, run: inout RunInProgress,
+                       summary: inout RunSummary) throws -> [Int] {
+        // A dry run and a manual rerun claim nothing: the one writes nothing, the other
+        // locks its users' partitions in each of its transactions.
+        guard !run.options.dryRun, !run.manual else { return wanted }
+        let (runID, options, logger) = (run.runID, run.options, run.logger)
         let dead = Set(try store.partitionHolders(wanted, except: runID)
             .filter { holder in holder.processKey.map(ProcessIdentity.isGone(key:)) ?? false }
             .map(\.runID))
         let (held, takenFrom) = try store.claimPartitions(wanted, runID: runID, ttl: options.claimTTL,
                                                          takingOverFrom: dead.sorted())
-        keeper.claimed(held)
+        run.claims = ClaimKeeper(runID: runID, ttl: options.claimTTL, partitions: held)
         if !takenFrom.isEmpty {
             logger.notice("took over the partitions of runs that ended without finishing", metadata: [
                 "runs": "\(takenFrom.map(String.init).joined(separator: ","))",
@@ -305,7 +303,6 @@ public struct NightlyRunner: Sendable {
         let notHeld = wanted.filter { !held.contains($0) }
         guard !notHeld.isEmpty else { return held }
         summary.heldByOthers = try store.partitionHolders(notHeld, except: runID)
-        let overlapLimitMs = Int64(TransactionSettings.milliseconds(options.overlapLimit))
         let holders = Dictionary(grouping: summary.heldByOthers, by: \.runID)
         for (holderRun, partitions) in holders.sorted(by: { $0.key < $1.key }) {
             let first = partitions[0]
@@ -314,7 +311,7 @@ public struct NightlyRunner: Sendable {
                 "held_for_s": "\(first.heldForMs / 1000)", "claim_expires_in_s": "\(max(0, first.expiresInMs) / 1000)",
                 "holder": "\(first.host ?? "?") pid \(first.pid.map(String.init) ?? "?")",
             ]
-            if first.heldForMs > overlapLimitMs {
+            if .milliseconds(first.heldForMs) > options.overlapLimit {
                 summary.heldTooLong = true
                 logger.error("""
                     another run has held user partitions for longer than the overlap limit: their users are not \
@@ -331,9 +328,8 @@ public struct NightlyRunner: Sendable {
     /// Closes the run's row as failed and gives up its claims, on a fresh connection when
     /// the run's own is gone. Best effort: the database may be what failed; then the row
     /// stays `running` (a later run marks it `abandoned`) and the claims expire.
-    private func recordFailure(of runID: Int64, summary: RunSummary, error: Error, store: any RunStore) {
-        guard runID != 0 else { return }
-        let target = store.isUsable ? store : try? stores.worker()
+    private func recordFailure(of runID: Int64, summary: RunSummary, error: Error, store: any RunLogStore & ClaimStore) {
+        let target: (any RunLogStore & ClaimStore)? = store.isUsable ? store : try? stores.worker()
         guard let target else { return }
         try? target.finishRun(runID, status: .failed, counts: summary.counts,
                               partitionsHeldByOthers: summary.heldByOthers.count,
@@ -342,21 +338,33 @@ public struct NightlyRunner: Sendable {
         try? target.releaseClaims(runID: runID)
     }
 
-    /// Emits every outbox line pending for `partitions` (left by a killed run or a broken
-    /// pipe), marking each chunk emitted after it is flushed. Returns how many lines were
-    /// emitted.
-    private func emitPending(partitions: [Int], store: any RunStore, runID: Int64) throws -> Int {
-        var emitted = 0
-        while true {
-            let pending = try store.pendingNotifications(partitions: partitions, limit: 5000)
-            if pending.isEmpty { return emitted }
-            try notifications.emit(pending.map(\.payload))
-            try store.markEmitted(pending.map(\.notificationID), runID: runID)
-            emitted += pending.count
-        }
-    }
-
     private func elapsedMs(since start: DispatchTime) -> Int64 {
         Int64((DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000)
+    }
+}
+
+/// One run in progress: what its phases share.
+struct RunInProgress {
+    let options: RunOptions
+    /// The run's `plan_runs` id; 0 in a dry run, which records nothing.
+    let runID: Int64
+    let logger: Logger
+    /// The run's claims once it holds its partitions (`claim`); none in a dry run or a rerun.
+    var claims: ClaimKeeper?
+
+    init(options: RunOptions, logger: Logger, runID: Int64) {
+        var logger = logger
+        if !options.dryRun { logger[metadataKey: "run_id"] = "\(runID)" }
+        (self.options, self.runID, self.logger) = (options, runID, logger)
+    }
+
+    /// `--user`: exactly these users, whatever is due.
+    var manual: Bool { !options.manualUsers.isEmpty }
+
+    /// The partitions of the requested users, of the shard, or all.
+    var wantedPartitions: [Int] {
+        if manual { return UserPartitions.partitions(of: options.manualUsers) }
+        if let shard = options.shard { return UserPartitions.forShard(index: shard.index, of: shard.count) }
+        return Array(0..<UserPartitions.count)
     }
 }

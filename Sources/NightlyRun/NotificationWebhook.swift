@@ -22,9 +22,7 @@ public struct NotificationWebhook: Sendable {
     /// of its own.
     public func makeDelivery(stores: RunStores, logger: Logger,
                              stopRequested: @escaping @Sendable () -> Bool) throws -> NotificationDelivery {
-        guard let deliveryStore = stores.delivery else {
-            preconditionFailure("a run with a webhook needs RunStores.delivery")
-        }
+        guard let deliveryStore = stores.delivery else { preconditionFailure("a run with a webhook needs RunStores.delivery") }
         return NotificationDelivery(
             poster: try WebhookClient(endpoint: endpoint, signer: signer, userAgent: userAgent),
             store: try deliveryStore(),

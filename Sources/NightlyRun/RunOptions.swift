@@ -14,7 +14,7 @@ public struct RunOptions: Sendable {
     /// `--workers N`: batches processed at once, each worker on its own connection.
     public var workers = 1
     /// How many connections select the candidates at once when everyone may be due; nil:
-    /// one per usable core (`NightlyRunner.selectDueUsers` says why). Never more than
+    /// one per usable core (`CandidateSelection.choose` says why). Never more than
     /// `workers`.
     public var selectionShares: Int?
     /// `--shard i/N`: this process handles the user partitions of shard i only.

@@ -66,20 +66,7 @@ public struct DeliveryBacklog: Sendable, Equatable {
     }
 }
 
-/// What delivering the outbox needs from the database. `PlanStore` implements it; each
-/// process delivering holds its own connection for it (never a worker's).
-public protocol DeliveryStore: AnyObject {
-    func pendingBatches() throws -> [PendingBatch]
-    func claimDelivery(of batchID: Int64, claim: DeliveryClaim, takingOverFrom goneClaimants: [String]) throws -> Bool
-    func renewDeliveryClaims(_ claim: DeliveryClaim) throws
-    func releaseDeliveryClaims(of claimant: String) throws
-    func lines(ofBatch batchID: Int64) throws -> [DeliveryLine]
-    func users(ofBatches batchIDs: [Int64]) throws -> [Int64]
-    func markDelivered(batch batchID: Int64) throws
-    func recordRefusal(of batchID: Int64, refusal: String) throws
-}
-
-extension PlanStore: DeliveryStore {
+extension PlanStore {
     /// Batches not acknowledged and not set aside, oldest first (through the partial index
     /// on pending batches), with any live claim of another process.
     public func pendingBatches() throws -> [PendingBatch] {

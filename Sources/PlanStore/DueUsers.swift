@@ -1,19 +1,10 @@
 import PlanRules
 import Postgres
 
-/// Finding the users a scheduled run must look at, without reading every user's row.
-///
-/// Index-backed sources, unioned (plan-rules.md section 2):
-/// - rows written since the partition's watermark minus a look-back (new users, changed
-///   settings, including writes committed late), and rows with a NULL `updated_at` that
-///   have no state yet — `user_settings(updated_at)` index; less the versions an earlier
-///   run judged to wait for their midnight (`plan_state.scheduled_updated_at`, sql/0009),
-///   which the next source brings back at that midnight;
-/// - users whose next scheduled change (midnight of a pending change, phase switch,
-///   birthday) has come, and users last evaluated under another rules version — both
-///   ranges of one `plan_state(rules_version, next_check_at)` index (sql/0007).
-/// `evaluate` then decides exactly; a candidate that turns out not due costs one row read.
-public struct DueUserSelection: Sendable {
+/// The candidate ids of some partitions as one statement reads them (`changedOrDueUsers`,
+/// `everyUserByID`, `everyUserByIDRange`), without reading every user's row. `evaluate`
+/// then decides exactly; a candidate that turns out not due costs one row read.
+public struct CandidateIDs: Sendable {
     public var userIDs: UserIDSet
     /// The largest finite `updated_at` among the changed rows read (nil if none).
     public var newestUpdatedAt: Instant?
@@ -29,11 +20,6 @@ public struct DueUserSelection: Sendable {
 /// What a run knows before it selects its users (`selectionStart(of:)`).
 public struct SelectionStart: Sendable {
     public var oldestWatermark: Instant?
-    /// The rules versions of the users' latest evaluations other than the job's that the
-    /// run selects every state of: the older ones, whose users the job's version evaluates
-    /// once (then they wait for their rollout midnight, section 2.1), and after a rollback
-    /// the newer ones too (`PlanStore.dueUsers`).
-    public var selectedOtherRulesVersions: [String]
     /// The distinct rules versions of the users' latest evaluations (`plan_state`).
     public var rulesVersionsInUse: [String]
     /// Some `plan_state` row carries this binary's rules version: a user has been evaluated
@@ -50,26 +36,21 @@ public struct SelectionStart: Sendable {
                 sweepPositions: [Int: SweepPosition] = [:], userIDs: ClosedRange<Int64>? = nil) {
         self.oldestWatermark = oldestWatermark
         self.rulesVersionsInUse = rulesVersionsInUse
-        self.selectedOtherRulesVersions = rulesVersionsInUse.filter { RulesVersionStanding(of: $0) == .older }
         self.plansUnderTheseRules = plansUnderTheseRules
         self.sweepPositions = sweepPositions
         self.userIDs = userIDs
     }
 
-    /// Every user of the partitions may be a candidate (no watermark yet, or a new rules
-    /// version): the selection reads a whole table's worth of users.
-    public var everyoneMayBeDue: Bool { oldestWatermark == nil || !selectedOtherRulesVersions.isEmpty }
-
     /// The versions in use older than the job's, and newer (section 2.1's order).
     public var olderRulesVersions: [String] { rulesVersionsInUse.filter { RulesVersionStanding(of: $0) == .older } }
     public var newerRulesVersions: [String] { rulesVersionsInUse.filter { RulesVersionStanding(of: $0) == .newer } }
 
-    /// Every user of the partitions is a candidate: no watermark yet, so every row counts as
-    /// changed, and nobody evaluated under these rules yet (a first run). The candidates
-    /// are then simply every id (`PlanStore.dueUsers`). After new rules are deployed the
-    /// watermarks stay: the changed rows are an index range, and the due states are every
-    /// state, which the exact selection reads as cheaply.
-    public var everyoneIsDue: Bool { oldestWatermark == nil && !plansUnderTheseRules }
+    /// No watermark yet, so every row counts as changed, and nobody evaluated under these
+    /// rules yet: every user of the partitions is a candidate, and the candidates are simply
+    /// every id (`PlanStore.everyUserByIDRange`, `everyUserByID`). After new rules are
+    /// deployed the watermarks stay: the changed rows are an index range, and the due states
+    /// are every state, which `changedOrDueUsers` reads as cheaply.
+    public var isFirstRun: Bool { oldestWatermark == nil && !plansUnderTheseRules }
 }
 
 /// Where the late-row sweep of one partition stands (`plan_watermarks`, sql/0011).
@@ -92,7 +73,7 @@ public struct SweepPosition: Sendable, Equatable {
 }
 
 /// The user ids of some partitions whose rows a run compares with what the job saw
-/// (`PlanStore.dueUsers`): rows older than the watermark that the job has not seen.
+/// (`PlanStore.changedOrDueUsers`): rows older than the watermark that the job has not seen.
 public struct LateRowSlice: Sendable, Equatable {
     public var partitions: [Int]
     /// Ascending, disjoint id ranges (two when the slice wraps around the highest id).
@@ -139,7 +120,6 @@ extension PlanStore {
             }
             let versions = try row.optionalStringArray("versions")?.compactMap { $0 } ?? []
             start.rulesVersionsInUse = versions
-            start.selectedOtherRulesVersions = versions.filter { RulesVersionStanding(of: $0) == .older }
             start.plansUnderTheseRules = versions.contains(rulesVersion)
             start.rolloutStart = try row.optionalInt64("rollout_start").map(Instant.init(microsecondsSinceEpoch:))
             if let low = try row.optionalInt64("low_user_id"), let high = try row.optionalInt64("high_user_id") {
@@ -172,28 +152,47 @@ extension PlanStore {
             """, purpose: "advancing change watermarks")
     }
 
-    /// The candidate users of `partitions` at `asOf`.
-    ///
-    /// One statement, so the newest `updated_at` (the next watermark) comes from the very
-    /// rows selected. It arrives as one extra row with a NULL user id; the ids arrive
-    /// unsorted and possibly twice (`UNION ALL`), and `UserIDSet` orders them and keeps
-    /// each once: at a million users a server-side UNION spilled a sort to disk, and
-    /// converting every changed row's timestamp cost as much again.
-    ///
-    /// With `everyoneIsDue` (`SelectionStart.everyoneIsDue`: a first run) every id of the
-    /// two tables is a candidate, read from their primary keys, and the watermark is the
-    /// newest `updated_at` up to `asOf` of all rows: the run evaluates every row there is.
-    /// The exact selection read every settings row's heap and joined it to the states for
+    /// The candidates of `partitions` at `asOf` once watermarks exist or plans are under
+    /// these rules. Index-backed sources, unioned (plan-rules.md section 2):
+    /// - rows written since `changedSince` (every row without it: a partition without a
+    ///   watermark), and rows with a NULL `updated_at` that have no state yet —
+    ///   `user_settings(updated_at)` index; less the versions an earlier run judged to wait
+    ///   for their midnight (`plan_state.scheduled_updated_at`, sql/0009), which the next
+    ///   source brings back at that midnight;
+    /// - users whose next scheduled change (midnight of a pending change, phase switch,
+    ///   birthday) has come, and the states under `otherRulesVersions` — both ranges of one
+    ///   `plan_state(rules_version, next_check_at)` index (sql/0007);
+    /// - with `changedSince`, the ids of the `lateRows` slices whose row is older than it and
+    ///   later than the `updated_at` the job saw (or that have no state): the late-row sweep.
+    public func changedOrDueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?,
+                                  lateRows: [LateRowSlice] = [], otherRulesVersions: [String] = []) throws -> CandidateIDs {
+        var selection = Self.changedOrDueUsersSQL(asOf: asOf, partitions: partitions, changedSince: changedSince,
+                                                  otherRulesVersions: otherRulesVersions)
+        if let changedSince {
+            for slice in lateRows {
+                for range in slice.userIDs {
+                    selection = "\(sql: selection) UNION ALL \(sql: Self.lateRows(in: range, of: slice.partitions, olderThan: changedSince))"
+                }
+            }
+        }
+        return try candidates(selection, partitions: partitions, indexOnly: changedSince != nil)
+    }
+
+    /// A first run's candidates (`SelectionStart.isFirstRun`) of `partitions`: every id of
+    /// the two tables, read from their primary keys, and the watermark is the newest
+    /// `updated_at` up to `asOf` of all rows: the run evaluates every row there is.
+    /// `changedOrDueUsers` reads every settings row's heap and joins it to the states for
     /// the same answer: at 100,000 users 27 ms of the server's time a share against 7 ms,
-    /// and the run's selection took 45 ms instead of 26 ms.
-    ///
-    /// `lateRows` adds the ids of those slices whose row is older than `changedSince` and
-    /// later than the `updated_at` the job saw (or that have no state): the late-row sweep.
-    ///
-    /// `otherRulesVersions`: the states under these versions are every one a candidate
-    /// (`SelectionStart.selectedOtherRulesVersions`).
-    public func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool = false,
-                         lateRows: [LateRowSlice] = [], otherRulesVersions: [String] = []) throws -> DueUserSelection {
+    /// the run's selection 45 ms against 26 ms.
+    public func everyUserByID(asOf: Instant, partitions: [Int]) throws -> CandidateIDs {
+        try candidates(Self.everyUserSQL(asOf: asOf, partitions: partitions), partitions: partitions, indexOnly: false)
+    }
+
+    /// One statement, so the newest `updated_at` (the next watermark) comes from the very
+    /// rows selected, as one extra row with a NULL user id (converting every changed row's
+    /// timestamp cost as much as a server-side UNION, which spilled a sort to disk at a
+    /// million users): the ids arrive unsorted, possibly twice, and `UserIDSet` sorts them.
+    private func candidates(_ selection: SQLQuery, partitions: [Int], indexOnly: Bool) throws -> CandidateIDs {
         var ids = UserIDSet.Builder()
         var lateIDs = UserIDSet.Builder()
         var newest: Instant? = nil
@@ -202,28 +201,17 @@ extension PlanStore {
         // a range on `next_check_at` without a histogram is guessed at a third of the
         // table): a sequential scan would make a run with nothing due cost all users.
         // Without them (a first run) every row is read, and a sequential scan is right.
-        var indexOnly = TransactionSettings()
-        if changedSince != nil { indexOnly.set("enable_seqscan", "off") }
+        var settings = TransactionSettings()
+        if indexOnly { settings.set("enable_seqscan", "off") }
         try connection.withTransaction { connection in
-            try connection.setLocal(indexOnly, purpose: "planning the selection by its indexes")
-            if changedSince == nil {
+            try connection.setLocal(settings, purpose: "planning the selection by its indexes")
+            if !indexOnly {
                 // Every row is a candidate, in the table's order: how many, as the
                 // statistics count them, tells the set they are dense from the first ids on.
                 let estimate = try connection.query(
                     "SELECT greatest(reltuples, 0)::int8 AS users FROM pg_class WHERE oid = to_regclass('user_settings')",
                     purpose: "estimating the users").first.map { try $0.int64("users") } ?? 0
                 ids = UserIDSet.Builder(expectedCount: Int(estimate) * partitions.count / UserPartitions.count)
-            }
-            var selection = everyoneIsDue
-                ? Self.everyUser(asOf: asOf, partitions: partitions)
-                : Self.changedOrDueUsers(asOf: asOf, partitions: partitions, changedSince: changedSince,
-                                         otherRulesVersions: otherRulesVersions)
-            if let changedSince {
-                for slice in lateRows {
-                    for range in slice.userIDs {
-                        selection = "\(sql: selection) UNION ALL \(sql: Self.lateRows(in: range, of: slice.partitions, olderThan: changedSince))"
-                    }
-                }
             }
             try connection.forEachRow(selection, purpose: "selecting due users") { row in
                 if try row.isNull("user_id") {
@@ -236,13 +224,13 @@ extension PlanStore {
                 return .continue
             }
         }
-        return DueUserSelection(userIDs: ids.build(), newestUpdatedAt: newest, lateUserIDs: lateIDs.build())
+        return CandidateIDs(userIDs: ids.build(), newestUpdatedAt: newest, lateUserIDs: lateIDs.build())
     }
 
-    /// A first run's candidates (`SelectionStart.everyoneIsDue`) of every partition without
+    /// A first run's candidates (`SelectionStart.isFirstRun`) of every partition without
     /// reading the ids: every id from the lowest to the highest of the two tables, found by
     /// their primary keys, when at least half of them are users. Nil otherwise (ids too
-    /// sparse, or only some partitions held): `dueUsers` then reads them.
+    /// sparse, or only some partitions held): `everyUserByID` then reads them.
     ///
     /// User ids come from a sequence, with the gaps deleted users leave, so the range is
     /// the ids there are, plus a few that have no row: `loadUsers` finds nothing for them,
@@ -250,7 +238,7 @@ extension PlanStore {
     /// connection per core: the selection took 31–38 ms of a 100,000-user first run and
     /// 230–270 ms of a million-user one, this statement (its `count` the largest part)
     /// 9–10 ms and 67–91 ms.
-    public func everyUserByIDRange(asOf: Instant, partitions: [Int]) throws -> DueUserSelection? {
+    public func everyUserByIDRange(asOf: Instant, partitions: [Int]) throws -> CandidateIDs? {
         guard Set(partitions).count == UserPartitions.count else { return nil }
         let row = try connection.query(
             """
@@ -262,20 +250,20 @@ extension PlanStore {
             """, purpose: "finding the range of user ids").singleRow()
         let newest = try row.optionalInt64("newest_updated_at").map(Instant.init(microsecondsSinceEpoch:))
         guard let low = try row.optionalInt64("low"), let high = try row.optionalInt64("high") else {
-            return DueUserSelection(userIDs: UserIDSet([]), newestUpdatedAt: newest)  // no users at all
+            return CandidateIDs(userIDs: UserIDSet([]), newestUpdatedAt: newest)  // no users at all
         }
         let users = try row.int64("users")
         // `high - low + 1` overflows only for ids spread over the whole Int64 range: sparse.
         let difference = high.subtractingReportingOverflow(low)
         let span = difference.partialValue.addingReportingOverflow(1)
         guard users > 0, !difference.overflow, !span.overflow, span.partialValue <= 2 * users else { return nil }
-        return DueUserSelection(userIDs: UserIDSet(every: low...high), newestUpdatedAt: newest,
+        return CandidateIDs(userIDs: UserIDSet(every: low...high), newestUpdatedAt: newest,
                                 idsPerUser: Double(span.partialValue) / Double(users))
     }
 
     /// Rows written since `changedSince` (all rows without it) that the job has not seen,
     /// and the states whose check has come or whose plan is under other rules.
-    private static func changedOrDueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?,
+    private static func changedOrDueUsersSQL(asOf: Instant, partitions: [Int], changedSince: Instant?,
                                           otherRulesVersions: [String]) -> SQLQuery {
         let part = UserPartitions.sql
         return """
@@ -325,7 +313,7 @@ extension PlanStore {
     /// Every user id of `partitions` in either table (a user with a state but no settings
     /// row any more is a candidate too, as a due state is), and the newest `updated_at` up
     /// to `asOf` (the `user_settings(updated_at)` index read backwards).
-    private static func everyUser(asOf: Instant, partitions: [Int]) -> SQLQuery {
+    private static func everyUserSQL(asOf: Instant, partitions: [Int]) -> SQLQuery {
         let part = UserPartitions.sql
         return """
             SELECT user_id, NULL::int8 AS newest_updated_at, false AS late FROM user_settings

@@ -75,6 +75,12 @@ public final class PlanStore {
         connection.transactionSettings = timeouts.transactionSettings
     }
 
+    /// Round trips made so far on the store's connection, and whether it still works.
+    public var roundTrips: Int { connection.roundTrips }
+    public var isUsable: Bool { connection.isUsable }
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    public func inTransaction<T>(_ body: () throws -> T) throws -> T { try connection.withTransaction { _ in try body() } }
+
     /// Throws `StoreError.readOnlyServer` when this server cannot take writes: a hot
     /// standby (in recovery), or one whose transactions are read-only by default.
     static var writableCheck: (query: SQLQuery, purpose: String) {

@@ -198,10 +198,8 @@ struct RunCommand: ParsableCommand {
             #if PLAN_REGEN_FAULT_INJECTION
             sink.fault = try FaultInjection.fromEnvironment()
             #endif
-            let connection = self.connection
             let runner = NightlyRunner(
-                stores: .postgres(connect: { try connection.connect() }, timeouts: connection.timeouts,
-                                  warn: { logger.warning("\($0)") }),
+                stores: connection.runStores(logger: logger),
                 zones: zones,
                 logger: logger, notifications: sink, report: .standardOutput(), webhook: webhook)
             var options = RunOptions(asOf: runAsOf)
@@ -242,5 +240,17 @@ struct RunCommand: ParsableCommand {
         if summary.heldTooLong { throw ExitCodes.heldTooLong.exitCode }
         if summary.deliveryPending { throw ExitCodes.deliveryPending.exitCode }
         if !summary.unknownUsers.isEmpty { throw ExitCodes.unknownUsers.exitCode }
+    }
+}
+
+extension ConnectionOptions {
+    /// A run's stores, each on a connection of its own; `logger` warns of a missing index.
+    func runStores(logger: Logger) -> RunStores {
+        let connected = { @Sendable in PlanStore(connection: try connect(), timeouts: timeouts) }
+        return RunStores(main: { access in
+            let store = try openStore(for: access)
+            if store.userSettingsIndexMissing { logger.warning("\(UserSettingsIndex.missingWarning)") }
+            return store
+        }, worker: connected, delivery: connected)
     }
 }

@@ -78,12 +78,15 @@ final class InMemoryRunStore: RunStore, @unchecked Sendable {
     }
     func advanceWatermarks(of partitions: [Int], to watermark: Instant) throws {}
     func advanceSweep(of partitions: [Int], to position: SweepPosition) throws {}
-    func dueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, everyoneIsDue: Bool,
-                  lateRows: [LateRowSlice], otherRulesVersions: [String]) throws -> DueUserSelection {
-        DueUserSelection(userIDs: UserIDSet(users.filter { partitions.contains(UserPartitions.partition(of: $0)) }),
-                         newestUpdatedAt: nil)
+    func everyUserByID(asOf: Instant, partitions: [Int]) throws -> CandidateIDs {
+        CandidateIDs(userIDs: UserIDSet(users.filter { partitions.contains(UserPartitions.partition(of: $0)) }),
+                     newestUpdatedAt: nil)
     }
-    func everyUserByIDRange(asOf: Instant, partitions: [Int]) throws -> DueUserSelection? { nil }
+    func changedOrDueUsers(asOf: Instant, partitions: [Int], changedSince: Instant?, lateRows: [LateRowSlice],
+                           otherRulesVersions: [String]) throws -> CandidateIDs {
+        try everyUserByID(asOf: asOf, partitions: partitions)
+    }
+    func everyUserByIDRange(asOf: Instant, partitions: [Int]) throws -> CandidateIDs? { nil }
     func rulesRollouts() throws -> [RulesRolloutRecord] { [] }
     func recordRolloutStart(of version: String, at instant: Instant, runID: Int64) throws -> Instant { instant }
     func forgetRollouts(of versions: [String]) throws {}

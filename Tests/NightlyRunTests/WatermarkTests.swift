@@ -46,8 +46,8 @@ import Testing
             try driver.run(at: t0)
             let store = PlanStore(connection: driver.connection)
             func candidates(at asOf: Instant) throws -> [Int64] {
-                try store.dueUsers(asOf: asOf, partitions: Array(0..<UserPartitions.count),
-                                   changedSince: t0.adding(minutes: -60)).userIDs.map { $0 }
+                try store.changedOrDueUsers(asOf: asOf, partitions: Array(0..<UserPartitions.count),
+                                            changedSince: t0.adding(minutes: -60)).userIDs.map { $0 }
             }
             #expect(try candidates(at: t0.adding(minutes: 10)) == [])
 
@@ -74,7 +74,7 @@ import Testing
     }
 
     /// A first run takes every id as a candidate from the tables' primary keys instead of
-    /// filtering changed rows (`SelectionStart.everyoneIsDue`): the same ids and the same
+    /// filtering changed rows (`SelectionStart.isFirstRun`): the same ids and the same
     /// watermark as the exact selection, for every partition share, whatever `updated_at`
     /// holds (NULL, infinite, ahead of the run); and only until someone has a plan under
     /// these rules and the partitions a watermark.
@@ -92,21 +92,21 @@ import Testing
                 """, purpose: "giving four rows a NULL, an infinite and a future updated_at")
             let store = PlanStore(connection: driver.connection)
             let all = Array(0..<UserPartitions.count)
-            #expect(try store.selectionStart(of: all).everyoneIsDue)
+            #expect(try store.selectionStart(of: all).isFirstRun)
             for partitions in [all, all.filter { $0 % 2 == 1 }, [5]] {
-                let exact = try store.dueUsers(asOf: t0, partitions: partitions, changedSince: nil, everyoneIsDue: false)
-                let everyone = try store.dueUsers(asOf: t0, partitions: partitions, changedSince: nil, everyoneIsDue: true)
+                let exact = try store.changedOrDueUsers(asOf: t0, partitions: partitions, changedSince: nil)
+                let everyone = try store.everyUserByID(asOf: t0, partitions: partitions)
                 #expect(everyone.userIDs.map { $0 } == exact.userIDs.map { $0 }, "partitions \(partitions)")
                 #expect(everyone.newestUpdatedAt == exact.newestUpdatedAt, "partitions \(partitions)")
                 #expect(everyone.userIDs.map { $0 }.allSatisfy { partitions.contains(UserPartitions.partition(of: $0)) })
             }
-            #expect(try store.dueUsers(asOf: t0, partitions: all, changedSince: nil, everyoneIsDue: true)
+            #expect(try store.everyUserByID(asOf: t0, partitions: all)
                 .userIDs.count == 40)
 
             try driver.run(at: t0)
             #expect(try driver.tableCounts()["plan_state"] == 40)
             #expect(try watermarks(driver) == [t0.adding(minutes: -1)])
-            #expect(try !store.selectionStart(of: all).everyoneIsDue)
+            #expect(try !store.selectionStart(of: all).isFirstRun)
         }
     }
 
@@ -126,7 +126,7 @@ import Testing
             for userID in Int64(1)...40 where !gaps.contains(userID) {
                 try driver.insert(TestUser(userID: userID, updatedAt: t0.adding(minutes: -Int64(userID * 13 % 97))))
             }
-            let exact = try store.dueUsers(asOf: t0, partitions: all, changedSince: nil, everyoneIsDue: false)
+            let exact = try store.changedOrDueUsers(asOf: t0, partitions: all, changedSince: nil)
             let range = try #require(try store.everyUserByIDRange(asOf: t0, partitions: all))
             #expect(range.userIDs.map { $0 } == Array(1...40))
             #expect(exact.userIDs.map { $0 } == Array(1...40).filter { !gaps.contains($0) })

@@ -261,3 +261,11 @@ struct StateRow: Equatable {
     var updatedByRun: Int64?
     var historyRowsOnPlanDate: Int
 }
+
+extension RunStores {
+    /// A run's stores on connections made by `connect`, as `plan-regen run` makes them.
+    static func postgres(connect: @escaping @Sendable () throws -> PostgresConnection) -> RunStores {
+        RunStores(main: { try PlanStore.open(connect(), for: $0) }, worker: { PlanStore(connection: try connect()) },
+                  delivery: { PlanStore(connection: try connect()) })
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NightlyRun
 import PlanRules
+import PlanStore
 import Postgres
 import ZoneFiles
 
@@ -67,5 +68,13 @@ final class HookErrors: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let first = errors.first { throw first }
+    }
+}
+
+extension RunStores {
+    /// A run's stores on connections made by `connect`, as `plan-regen run` makes them.
+    static func postgres(connect: @escaping @Sendable () throws -> PostgresConnection) -> RunStores {
+        RunStores(main: { try PlanStore.open(connect(), for: $0) }, worker: { PlanStore(connection: try connect()) },
+                  delivery: { PlanStore(connection: try connect()) })
     }
 }
