@@ -21,6 +21,7 @@ deploy/install-deps.sh --test
 cluster_dir="$(mktemp -d "${TMPDIR:-/tmp}/plan-regen-pg.XXXXXX")"
 logs_dir="$(mktemp -d "${TMPDIR:-/tmp}/plan-regen-test-logs.XXXXXX")"
 cleanup() {
+    if [[ -n "${replay_pid:-}" ]]; then kill -TERM -- "-$replay_pid" 2>/dev/null || true; fi
     deploy/pg-cluster.sh stop "$cluster_dir" >/dev/null || true
     rm -rf "$logs_dir"
 }
@@ -43,6 +44,25 @@ case "${CI:-}" in [Tt][Rr][Uu][Ee] | 1 | [Yy][Ee][Ss]) ci=true ;; esac
 if [[ "$ci" == true ]]; then
     find . -mindepth 1 -name '.*' -prune -o -name '*.swift' ! -name Package.swift -exec touch {} +
 fi
+# The replay of deploy/Dockerfile (ContainerBuildTests) is the slowest test: a clean
+# release build whose link-time optimization runs on one core. For the whole suite it
+# starts here, beside the debug build and the tests, so that it fills the core they leave
+# idle; the test reads its result from $PLAN_REGEN_DOCKERFILE_REPLAY (a run with
+# arguments, e.g. a --filter, leaves the replay to the test itself).
+replay_pid=""
+if [[ $# -eq 0 ]]; then
+    replay_dir="$logs_dir/dockerfile-replay"
+    mkdir -p "$replay_dir"
+    commit="$(git rev-parse HEAD 2>/dev/null || echo unknown)"
+    # A process group of its own, so that an early exit stops its whole build.
+    setsid bash -c 'deploy/check-dockerfile.sh --keep --build-arg "PLAN_REGEN_COMMIT=$2" \
+                        > "$1/stdout" 2> "$1/stderr" < /dev/null
+                    echo $? > "$1/status.partial" && mv "$1/status.partial" "$1/status"' \
+        replay "$replay_dir" "$commit" &
+    replay_pid=$!
+    export PLAN_REGEN_DOCKERFILE_REPLAY="$replay_dir" PLAN_REGEN_DOCKERFILE_REPLAY_COMMIT="$commit"
+fi
+
 set +e
 swift build --build-tests 2>&1 | tee "$logs_dir/build.log"
 build_status=${PIPESTATUS[0]}

@@ -6,7 +6,8 @@ import Testing
 /// deploy/Dockerfile, replayed without a container engine by deploy/check-dockerfile.sh:
 /// its build stage's COPY lines make a clean directory where its `swift build` runs (a
 /// release build by deploy/build-release.sh, stamped with the commit given as a build
-/// argument: the slowest test, so one build only), then its runtime packages are checked
+/// argument: the slowest test, so one build only, started by deploy/test.sh beside the
+/// debug build when it runs the whole suite), then its runtime packages are checked
 /// against what that binary links, its `--version` shows the commit, and its runs are
 /// compared with the tested build's.
 @Suite struct ContainerBuildTests {
@@ -16,7 +17,7 @@ import Testing
         let commit = try Subprocess.run(["git", "-C", repositoryPath("."), "rev-parse", "HEAD"]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(commit.count == 40, "git rev-parse HEAD: \(commit)")
-        let check = try Subprocess.run([script, "--keep", "--build-arg", "PLAN_REGEN_COMMIT=\(commit)"], limitSeconds: 1800)
+        let check = try Self.replay(script: script, commit: commit)
         let lines = check.stdout.split(separator: "\n").map(String.init)
         let binary = lines.first { $0.hasPrefix("check-dockerfile: binary: ") }
             .map { String($0.dropFirst("check-dockerfile: binary: ".count)) }
@@ -59,6 +60,28 @@ import Testing
                 #expect(runtime.stderr.contains("check-dockerfile: FAILED: \(failure)"), "\(runtime.stderr)")
             }
         }
+    }
+
+    /// check-dockerfile.sh's result: the run deploy/test.sh started beside the build for the
+    /// whole suite (`PLAN_REGEN_DOCKERFILE_REPLAY`, for the same commit), awaited; else a run
+    /// of its own.
+    private static func replay(script: String, commit: String) throws -> Subprocess.Result {
+        let environment = ProcessInfo.processInfo.environment
+        guard let folder = environment["PLAN_REGEN_DOCKERFILE_REPLAY"],
+              environment["PLAN_REGEN_DOCKERFILE_REPLAY_COMMIT"] == commit else {
+            return try Subprocess.run([script, "--keep", "--build-arg", "PLAN_REGEN_COMMIT=\(commit)"],
+                                      limitSeconds: 1800)
+        }
+        let deadline = Date().addingTimeInterval(1800)
+        while !FileManager.default.fileExists(atPath: folder + "/status") {
+            guard Date() < deadline else { throw SubprocessError.timedOut([script], 1800) }
+            usleep(200_000)
+        }
+        func read(_ name: String) -> String {
+            (try? String(contentsOfFile: folder + "/" + name, encoding: .utf8)) ?? ""
+        }
+        let status = Int32(read("status").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        return Subprocess.Result(status: status, stdout: read("stdout"), stderr: read("stderr"))
     }
 
     /// The deployed binary is built another way than the one the tests run (release, with
