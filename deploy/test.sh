@@ -54,9 +54,8 @@ if [[ $# -eq 0 ]]; then
     replay_dir="$logs_dir/dockerfile-replay"
     mkdir -p "$replay_dir"
     commit="$(git rev-parse HEAD 2>/dev/null || echo unknown)"
-    # A process group of its own, so that an early exit stops its whole build; at a lower
-    # priority, so that the debug build the tests wait for goes first.
-    setsid nice -n 10 bash -c 'deploy/check-dockerfile.sh --keep --build-arg "PLAN_REGEN_COMMIT=$2" \
+    # A process group of its own, so that an early exit stops its whole build.
+    setsid bash -c 'deploy/check-dockerfile.sh --keep --build-arg "PLAN_REGEN_COMMIT=$2" \
                         > "$1/stdout" 2> "$1/stderr" < /dev/null
                     echo $? > "$1/status.partial" && mv "$1/status.partial" "$1/status"' \
         replay "$replay_dir" "$commit" &
